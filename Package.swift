@@ -1,0 +1,76 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "WebImage",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "WebImage", targets: ["WebImage"]),
+        .library(name: "WebImageOrigin", targets: ["WebImageOrigin"]),
+        .executable(name: "webimage", targets: ["webimage"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", exact: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-collections.git", exact: "1.6.0"),
+        .package(url: "https://github.com/vapor/console-kit.git", exact: "4.16.2"),
+    ],
+    targets: [
+        // Thin system-library wrappers over Debian's codec packages (see scripts/setup).
+        .systemLibrary(name: "CTurboJPEG", path: "Sources/CLibraries/CTurboJPEG"),
+        .systemLibrary(name: "CSpng", path: "Sources/CLibraries/CSpng"),
+        .systemLibrary(name: "CWebP", path: "Sources/CLibraries/CWebP", pkgConfig: "libwebpdemux"),
+        .systemLibrary(name: "CGIF", path: "Sources/CLibraries/CGIF"),
+
+        .target(
+            name: "WebImage",
+            dependencies: [
+                "CTurboJPEG", "CSpng", "CWebP", "CGIF",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: strict
+        ),
+        // A real HTTP origin (Hummingbird) serving generated images: used by the tests,
+        // by `webimage demo` and by the benchmarks.
+        .target(
+            name: "WebImageOrigin",
+            dependencies: [
+                "WebImage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "webimage",
+            dependencies: [
+                "WebImage", "WebImageOrigin",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ConsoleKitTerminal", package: "console-kit"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "WebImageTests",
+            dependencies: [
+                "WebImage", "WebImageOrigin",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: strict
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,49 @@
+public import Foundation
+
+/// Reads the EXIF orientation tag (0x0112) from a JPEG's APP1 segment.
+///
+/// Only the marker segments before the first scan are read; any malformed structure yields 1
+/// ("as stored"), never an error: orientation is advisory.
+public enum EXIFOrientation {
+    public static func read(fromJPEG data: Data) -> Int {
+        let bytes = [UInt8](data.prefix(65_536 + 4))
+        var i = 2
+        while i + 4 <= bytes.count, bytes[i] == 0xFF {
+            let marker = bytes[i + 1]
+            let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
+            if marker == 0xDA || length < 2 { break }  // start of scan
+            if marker == 0xE1, i + 2 + length <= bytes.count {
+                let segment = Array(bytes[(i + 4)..<(i + 2 + length)])
+                if let value = orientation(inEXIF: segment) { return value }
+            }
+            i += 2 + length
+        }
+        return 1
+    }
+
+    private static func orientation(inEXIF s: [UInt8]) -> Int? {
+        guard s.count > 14, s[0...5].elementsEqual(Array("Exif".utf8) + [0, 0]) else { return nil }
+        let tiff = Array(s[6...])
+        let little: Bool
+        switch (tiff[0], tiff[1]) {
+        case (0x49, 0x49): little = true
+        case (0x4D, 0x4D): little = false
+        default: return nil
+        }
+        func u16(_ o: Int) -> Int? {
+            guard o >= 0, o + 2 <= tiff.count else { return nil }
+            return little ? Int(tiff[o]) | Int(tiff[o + 1]) << 8 : Int(tiff[o]) << 8 | Int(tiff[o + 1])
+        }
+        func u32(_ o: Int) -> Int? {
+            guard let hi = u16(little ? o + 2 : o), let lo = u16(little ? o : o + 2) else { return nil }
+            return hi << 16 | lo
+        }
+        guard let ifd = u32(4), let count = u16(ifd) else { return nil }
+        for entry in 0..<min(count, 256) {
+            let at = ifd + 2 + entry * 12
+            guard let tag = u16(at) else { return nil }
+            if tag == 0x0112, let value = u16(at + 8), (1...8).contains(value) { return value }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,66 @@
+public import Foundation
+
+/// The coders manager: a list of decoders and encoders asked in order, itself a decoder.
+///
+/// The first decoder that ``ImageDecoding/canDecode(_:)`` the sniffed format wins. Add your
+/// own coders in front to override a built-in one:
+///
+/// ```swift
+/// var coders = ImageCoderRegistry.default
+/// coders.insert(MyCoder(), at: 0)
+/// let image = try coders.decode(data)
+/// ```
+public struct ImageCoderRegistry: ImageDecoding, Sendable {
+    public private(set) var decoders: [any ImageDecoding]
+    public private(set) var encoders: [any ImageEncoding]
+
+    public init(decoders: [any ImageDecoding], encoders: [any ImageEncoding]) {
+        self.decoders = decoders
+        self.encoders = encoders
+    }
+
+    /// JPEG (libjpeg-turbo) and PNG (libspng).
+    public static let `default` = ImageCoderRegistry(
+        decoders: [JPEGCoder(), PNGCoder()],
+        encoders: [JPEGCoder(), PNGCoder()]
+    )
+
+    /// Puts a decoder at `index` (0 = asked first).
+    public mutating func insert(_ decoder: any ImageDecoding, at index: Int = 0) {
+        decoders.insert(decoder, at: index)
+    }
+
+    /// Puts an encoder at `index` (0 = asked first).
+    public mutating func insert(_ encoder: any ImageEncoding, at index: Int = 0) {
+        encoders.insert(encoder, at: index)
+    }
+
+    public func canDecode(_ format: ImageFormat) -> Bool {
+        decoders.contains { $0.canDecode(format) }
+    }
+
+    public func readHeader(_ data: Data) throws(ImageDecodingError) -> ImageHeader {
+        try decoder(for: data).readHeader(data)
+    }
+
+    public func decode(_ data: Data, options: ImageDecodingOptions = .default) throws(ImageDecodingError) -> Image {
+        try decoder(for: data).decode(data, options: options)
+    }
+
+    /// Encodes `image` with the first encoder for `format`.
+    public func encode(_ image: Image, as format: ImageFormat, quality: Double = 0.85) throws(ImageDecodingError) -> Data {
+        guard let encoder = encoders.first(where: { $0.canEncode(format) }) else {
+            throw .encodingFailed(format: format, reason: "no encoder registered")
+        }
+        return try encoder.encode(image, as: format, quality: quality)
+    }
+
+    private func decoder(for data: Data) throws(ImageDecodingError) -> any ImageDecoding {
+        guard !data.isEmpty else { throw .empty }
+        let format = ImageFormat(sniffing: data)
+        guard let format, let decoder = decoders.first(where: { $0.canDecode(format) }) else {
+            throw .unsupportedFormat(format)
+        }
+        return decoder
+    }
+}

@@ -1,0 +1,28 @@
+/// Why data could not become an image (or an image could not become data).
+public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The data is empty.
+    case empty
+    /// No registered coder handles these bytes (`format` is what sniffing found, if anything).
+    case unsupportedFormat(ImageFormat?)
+    /// The header declares more pixels than the configured limit allows.
+    case tooManyPixels(width: Int, height: Int, frames: Int, limit: Int)
+    /// The codec library rejected the data; `reason` is its message.
+    case corrupt(format: ImageFormat, reason: String)
+    /// Encoding failed.
+    case encodingFailed(format: ImageFormat, reason: String)
+
+    public var description: String {
+        switch self {
+        case .empty:
+            "image data is empty"
+        case .unsupportedFormat(let format):
+            if let format { "no decoder for \(format) data" } else { "data is not in a recognised image format" }
+        case let .tooManyPixels(width, height, frames, limit):
+            "image is \(width)×\(height)\(frames > 1 ? " × \(frames) frames" : ""), over the limit of \(limit) pixels"
+        case let .corrupt(format, reason):
+            "corrupt \(format) data: \(reason)"
+        case let .encodingFailed(format, reason):
+            "\(format) encoding failed: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,79 @@
+public import Foundation
+
+/// An image container format, recognised from the first bytes of the data.
+///
+/// Sniffing is table-driven (``ImageFormat/signatures``) and never trusts a file name
+/// or a `Content-Type` header:
+///
+/// ```swift
+/// let format = ImageFormat(sniffing: data)   // .jpeg, .png, … or nil
+/// print(format?.mimeType ?? "unknown")
+/// ```
+public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
+    case jpeg, png, gif, webp, tiff, bmp, ico, heic, heif, avif, jpegXL = "jxl", svg, pdf
+
+    /// The registered MIME type, as used in `Accept` and `Content-Type` headers.
+    public var mimeType: String {
+        switch self {
+        case .jpeg: "image/jpeg"
+        case .png: "image/png"
+        case .gif: "image/gif"
+        case .webp: "image/webp"
+        case .tiff: "image/tiff"
+        case .bmp: "image/bmp"
+        case .ico: "image/x-icon"
+        case .heic: "image/heic"
+        case .heif: "image/heif"
+        case .avif: "image/avif"
+        case .jpegXL: "image/jxl"
+        case .svg: "image/svg+xml"
+        case .pdf: "application/pdf"
+        }
+    }
+
+    /// The usual file extension, without the dot.
+    public var fileExtension: String {
+        switch self {
+        case .jpeg: "jpg"
+        case .jpegXL: "jxl"
+        default: rawValue
+        }
+    }
+
+    /// Recognises the format of `data` from its first bytes, or returns `nil`.
+    public init?(sniffing data: some DataProtocol) {
+        let head = Array(data.prefix(64))
+        guard let match = ImageFormat.signatures.first(where: { $0.matches(head) }) else {
+            // SVG is text: look for the root element in the first kilobyte.
+            if ImageFormat.looksLikeSVG(data) { self = .svg; return }
+            return nil
+        }
+        self = match.format
+    }
+
+    /// Maps a file extension (`"jpeg"`, `"JPG"`, `"webp"`, …) to a format.
+    public init?(fileExtension ext: String) {
+        switch ext.lowercased() {
+        case "jpg", "jpeg", "jpe", "jfif": self = .jpeg
+        case "tif": self = .tiff
+        case "cur": self = .ico
+        default:
+            guard let format = ImageFormat(rawValue: ext.lowercased()) else { return nil }
+            self = format
+        }
+    }
+
+    private static func looksLikeSVG(_ data: some DataProtocol) -> Bool {
+        let prefix = data.prefix(1024)
+        guard let text = String(bytes: prefix, encoding: .utf8) ?? String(bytes: prefix, encoding: .isoLatin1) else {
+            return false
+        }
+        let trimmed = text.drop(while: { $0.isWhitespace || $0 == "\u{FEFF}" })
+        guard trimmed.hasPrefix("<") else { return false }
+        return text.contains("<svg")
+    }
+}
+
+extension ImageFormat: CustomStringConvertible {
+    public var description: String { rawValue }
+}

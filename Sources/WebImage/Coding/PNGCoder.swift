@@ -1,0 +1,110 @@
+internal import CSpng
+public import Foundation
+
+/// PNG decoding and encoding over libspng.
+///
+/// libspng reports every failure by return code (no `longjmp`), decodes all colour types and
+/// bit depths (palette with `tRNS`, grey, 16-bit, interlaced) to RGBA8, and checks CRCs.
+/// Ancillary chunks are capped so a file cannot make it buffer unbounded metadata.
+///
+/// ```swift
+/// let image = try PNGCoder().decode(data, options: .default)
+/// let png = try PNGCoder().encode(image, as: .png, quality: 1)
+/// ```
+public struct PNGCoder: ImageDecoding, ImageEncoding {
+    public init() {}
+
+    public func canDecode(_ format: ImageFormat) -> Bool { format == .png }
+    public func canEncode(_ format: ImageFormat) -> Bool { format == .png }
+
+    public func readHeader(_ data: Data) throws(ImageDecodingError) -> ImageHeader {
+        try Self.withDecoder(data) { ctx throws(ImageDecodingError) in try Self.header(ctx) }
+    }
+
+    public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
+        try Self.withDecoder(data) { ctx throws(ImageDecodingError) in
+            let header = try Self.header(ctx)
+            guard header.totalPixelCount <= options.maxPixelCount else {
+                throw .tooManyPixels(width: header.pixelWidth, height: header.pixelHeight, frames: 1, limit: options.maxPixelCount)
+            }
+            let format = Int32(SPNG_FMT_RGBA8.rawValue)
+            var size = 0
+            try Self.check(spng_decoded_image_size(ctx, format, &size))
+            var pixels = [UInt8](repeating: 0, count: size)
+            let status = pixels.withUnsafeMutableBytes { out in
+                spng_decode_image(ctx, out.baseAddress, out.count, format, Int32(SPNG_DECODE_TRNS.rawValue))
+            }
+            try Self.check(status)
+            let isOpaque = header.hasAlpha ? PixelOperations.premultiply(&pixels) : true
+            return Image(
+                format: .png, pixelWidth: header.pixelWidth, pixelHeight: header.pixelHeight,
+                pixels: pixels, isOpaque: isOpaque, scale: options.scale)
+        }
+    }
+
+    public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageDecodingError) -> Data {
+        guard let ctx = spng_ctx_new(Int32(SPNG_CTX_ENCODER.rawValue)) else {
+            throw .encodingFailed(format: .png, reason: "cannot create encoder")
+        }
+        defer { spng_ctx_free(ctx) }
+        spng_set_option(ctx, SPNG_ENCODE_TO_BUFFER, 1)
+        let rows = image.isOpaque ? PixelOperations.dropAlpha(image) : PixelOperations.unpremultiplied(image)
+        var ihdr = spng_ihdr()
+        ihdr.width = UInt32(image.pixelWidth)
+        ihdr.height = UInt32(image.pixelHeight)
+        ihdr.bit_depth = 8
+        ihdr.color_type = UInt8(image.isOpaque ? SPNG_COLOR_TYPE_TRUECOLOR.rawValue : SPNG_COLOR_TYPE_TRUECOLOR_ALPHA.rawValue)
+        var status = spng_set_ihdr(ctx, &ihdr)
+        if status == 0 {
+            status = rows.withUnsafeBytes { src in
+                spng_encode_image(ctx, src.baseAddress, src.count, Int32(SPNG_FMT_PNG.rawValue), Int32(SPNG_ENCODE_FINALIZE.rawValue))
+            }
+        }
+        guard status == 0 else { throw .encodingFailed(format: .png, reason: String(cString: spng_strerror(status))) }
+        var length = 0
+        var error: Int32 = 0
+        guard let buffer = spng_get_png_buffer(ctx, &length, &error), error == 0 else {
+            throw .encodingFailed(format: .png, reason: String(cString: spng_strerror(error)))
+        }
+        defer { free(buffer) }
+        return Data(bytes: buffer, count: length)
+    }
+
+    // MARK: - Internals
+
+    private static func withDecoder<T>(
+        _ data: Data, _ body: (OpaquePointer) throws(ImageDecodingError) -> T
+    ) throws(ImageDecodingError) -> T {
+        guard !data.isEmpty else { throw .empty }
+        guard let ctx = spng_ctx_new(0) else { throw .corrupt(format: .png, reason: "cannot create decoder") }
+        defer { spng_ctx_free(ctx) }
+        // Metadata chunks: at most 16 MB each, 64 MB in all (pixel data is limited separately).
+        spng_set_chunk_limits(ctx, 16 << 20, 64 << 20)
+        spng_set_image_limits(ctx, 1 << 24, 1 << 24)
+        // libspng reads from the buffer during decode, so the bytes must stay pinned throughout.
+        let result = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Result<T, ImageDecodingError> in
+            do throws(ImageDecodingError) {
+                try check(spng_set_png_buffer(ctx, raw.baseAddress, raw.count))
+                return .success(try body(ctx))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    private static func header(_ ctx: OpaquePointer) throws(ImageDecodingError) -> ImageHeader {
+        var ihdr = spng_ihdr()
+        try check(spng_get_ihdr(ctx, &ihdr))
+        var trns = spng_trns()
+        let hasTRNS = spng_get_trns(ctx, &trns) == 0
+        let alphaTypes = [SPNG_COLOR_TYPE_TRUECOLOR_ALPHA.rawValue, SPNG_COLOR_TYPE_GRAYSCALE_ALPHA.rawValue]
+        let hasAlpha = hasTRNS || alphaTypes.contains(UInt32(ihdr.color_type))
+        return ImageHeader(format: .png, pixelWidth: Int(ihdr.width), pixelHeight: Int(ihdr.height), hasAlpha: hasAlpha)
+    }
+
+    private static func check(_ status: Int32) throws(ImageDecodingError) {
+        guard status != 0 else { return }
+        throw .corrupt(format: .png, reason: String(cString: spng_strerror(status)))
+    }
+}

@@ -1,0 +1,61 @@
+/// Pixel-format conversions shared by the coders (RGBA8, see ``Image``).
+enum PixelOperations {
+    /// Premultiplies straight-alpha RGBA8 in place; returns `true` if every pixel was opaque.
+    static func premultiply(_ pixels: inout [UInt8]) -> Bool {
+        var opaque = true
+        pixels.withUnsafeMutableBufferPointer { p in
+            var i = 0
+            while i + 3 < p.count {
+                let a = UInt32(p[i + 3])
+                if a != 255 {
+                    opaque = false
+                    // (c * a + 127) / 255, exact rounding without division.
+                    for c in 0..<3 {
+                        let t = UInt32(p[i + c]) * a + 128
+                        p[i + c] = UInt8((t + (t >> 8)) >> 8)
+                    }
+                }
+                i += 4
+            }
+        }
+        return opaque
+    }
+
+    /// Straight-alpha RGBA8 copy of a premultiplied image, rows packed.
+    static func unpremultiplied(_ image: Image) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: image.pixelWidth * image.pixelHeight * 4)
+        image.pixels.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                for y in 0..<image.pixelHeight {
+                    for x in 0..<image.pixelWidth {
+                        let s = y * image.bytesPerRow + x * 4, d = (y * image.pixelWidth + x) * 4
+                        let a = UInt32(src[s + 3])
+                        dst[d + 3] = src[s + 3]
+                        for c in 0..<3 {
+                            dst[d + c] = a == 0 ? 0 : UInt8(min(255, (UInt32(src[s + c]) * 255 + a / 2) / a))
+                        }
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// Packed RGB8 copy (alpha dropped) for opaque images.
+    static func dropAlpha(_ image: Image) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: image.pixelWidth * image.pixelHeight * 3)
+        image.pixels.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                var d = 0
+                for y in 0..<image.pixelHeight {
+                    var s = y * image.bytesPerRow
+                    for _ in 0..<image.pixelWidth {
+                        dst[d] = src[s]; dst[d + 1] = src[s + 1]; dst[d + 2] = src[s + 2]
+                        d += 3; s += 4
+                    }
+                }
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,121 @@
+public import Foundation
+
+/// One HTTP request as the loading layer sees it.
+public struct DataRequest: Sendable, Hashable {
+    public var url: URL
+    /// Header fields in order; later fields with the same name are added, not replaced.
+    public var headers: [HTTPField]
+    /// Total time allowed for the request, response and body.
+    public var timeout: Duration
+
+    public init(url: URL, headers: [HTTPField] = [], timeout: Duration = .seconds(15)) {
+        self.url = url
+        self.headers = headers
+        self.timeout = timeout
+    }
+}
+
+/// A header field.
+public struct HTTPField: Sendable, Hashable {
+    public var name: String
+    public var value: String
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// The head of an HTTP response.
+public struct DataResponse: Sendable, Hashable {
+    public var url: URL
+    public var statusCode: Int
+    public var headers: [HTTPField]
+
+    public init(url: URL, statusCode: Int, headers: [HTTPField]) {
+        self.url = url
+        self.statusCode = statusCode
+        self.headers = headers
+    }
+
+    /// The first value of a header, compared case-insensitively.
+    public func value(forHeader name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    /// `Content-Length`, if the server sent a valid one.
+    public var expectedContentLength: Int? {
+        value(forHeader: "Content-Length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+    }
+}
+
+/// Fetches bytes over a transport and streams them back.
+///
+/// The default implementation is ``HTTPDataLoader`` (AsyncHTTPClient). A loader throws
+/// ``ImageDownloadError`` for transport failures; status codes are judged by the caller.
+///
+/// ```swift
+/// let transfer = try await loader.loadData(for: DataRequest(url: url))
+/// for try await chunk in transfer.body { received += chunk.count }
+/// ```
+public protocol DataLoading: Sendable {
+    /// Sends `request` and returns once the response head has arrived. Cancelling the
+    /// consuming task, or dropping the body unread, closes the connection.
+    func loadData(for request: DataRequest) async throws -> DataTransfer
+}
+
+/// A response head and its body, which arrives in chunks.
+public struct DataTransfer: Sendable {
+    public var response: DataResponse
+    public var body: DataBody
+
+    public init(response: DataResponse, body: DataBody) {
+        self.response = response
+        self.body = body
+    }
+}
+
+/// The body of a response: an `AsyncSequence` of chunks, read once.
+public struct DataBody: AsyncSequence, Sendable {
+    public typealias Element = Data
+
+    private let makeNext: @Sendable () -> (() async throws -> Data?)
+
+    /// Wraps any sendable async sequence, converting its elements to `Data`.
+    public init<Base: AsyncSequence & Sendable>(
+        _ base: Base, transform: @escaping @Sendable (Base.Element) -> Data
+    ) {
+        makeNext = {
+            var iterator = base.makeAsyncIterator()
+            return { try await iterator.next().map(transform) }
+        }
+    }
+
+    /// A body already in memory, delivered as one chunk.
+    public init(data: Data) {
+        self.init(data.isEmpty ? [] : [data]) { $0 }
+    }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let nextChunk: () async throws -> Data?
+        public mutating func next() async throws -> Data? { try await nextChunk() }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(nextChunk: makeNext())
+    }
+}
+
+private struct ChunkSequence: AsyncSequence, Sendable {
+    let chunks: [Data]
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var rest: ArraySlice<Data>
+        mutating func next() async -> Data? { rest.popFirst() }
+    }
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(rest: chunks[...]) }
+}
+
+extension DataBody {
+    fileprivate init(_ chunks: [Data], transform: @escaping @Sendable (Data) -> Data) {
+        self.init(ChunkSequence(chunks: chunks), transform: transform)
+    }
+}

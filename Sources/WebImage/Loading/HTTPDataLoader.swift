@@ -1,0 +1,105 @@
+public import AsyncHTTPClient
+import Foundation
+internal import NIOCore
+internal import NIOHTTP1
+
+/// The default ``DataLoading``: AsyncHTTPClient, streaming bodies chunk by chunk.
+///
+/// It follows at most 10 redirects and refuses redirect cycles. Create one per process and
+/// share it; it owns an `HTTPClient` and shuts it down when released (or call ``shutdown()``).
+///
+/// ```swift
+/// let loader = HTTPDataLoader()
+/// let pipeline = ImagePipeline(configuration: .init(dataLoader: loader))
+/// ```
+public final class HTTPDataLoader: DataLoading {
+    public let client: HTTPClient
+    private let ownsClient: Bool
+
+    /// Creates a loader with its own `HTTPClient`.
+    public init(maxRedirects: Int = 10, connectTimeout: Duration = .seconds(10)) {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .follow(max: maxRedirects, allowCycles: false)
+        configuration.timeout.connect = .nanoseconds(connectTimeout.nanoseconds)
+        configuration.decompression = .disabled
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 16)
+        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        ownsClient = true
+    }
+
+    /// Uses a client you own and shut down yourself.
+    public init(client: HTTPClient) {
+        self.client = client
+        ownsClient = false
+    }
+
+    deinit {
+        if ownsClient { client.shutdown { _ in } }
+    }
+
+    /// Shuts the owned client down; the loader cannot be used afterwards.
+    public func shutdown() async throws {
+        if ownsClient { try await client.shutdown() }
+    }
+
+    public func loadData(for request: DataRequest) async throws -> DataTransfer {
+        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
+        outgoing.method = .GET
+        for field in request.headers { outgoing.headers.add(name: field.name, value: field.value) }
+        let timeout = TimeAmount.nanoseconds(request.timeout.nanoseconds)
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(outgoing, timeout: timeout)
+        } catch {
+            throw ImageDownloadError(transportError: error)
+        }
+        let head = DataResponse(
+            url: response.url ?? request.url,
+            statusCode: Int(response.status.code),
+            headers: response.headers.map { HTTPField($0.name, $0.value) })
+        let body = DataBody(MappedBody(base: response.body)) { $0 }
+        return DataTransfer(response: head, body: body)
+    }
+}
+
+/// Converts AsyncHTTPClient's `ByteBuffer` chunks and errors into `Data` and ``ImageDownloadError``.
+private struct MappedBody: AsyncSequence, Sendable {
+    typealias Element = Data
+    let base: HTTPClientResponse.Body
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: HTTPClientResponse.Body.AsyncIterator
+        mutating func next() async throws -> Data? {
+            do {
+                guard let buffer = try await base.next() else { return nil }
+                return Data(buffer.readableBytesView)
+            } catch {
+                throw ImageDownloadError(transportError: error)
+            }
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeAsyncIterator()) }
+}
+
+extension ImageDownloadError {
+    /// Classifies an error thrown by AsyncHTTPClient or the task.
+    init(transportError error: any Error) {
+        if let error = error as? ImageDownloadError { self = error; return }
+        if error is CancellationError { self = .cancelled; return }
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout:
+                self = .timedOut; return
+            case .cancelled:
+                self = .cancelled; return
+            case .redirectLimitReached, .redirectCycleDetected:
+                self = .tooManyRedirects; return
+            case .invalidURL, .emptyHost, .emptyScheme:
+                self = .invalidURL(String(describing: error)); return
+            default: break
+            }
+        }
+        self = .transport(underlying: error)
+    }
+}

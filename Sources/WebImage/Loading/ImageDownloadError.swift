@@ -1,0 +1,68 @@
+import Foundation
+
+/// Why a download failed. Every case has a readable ``description``.
+///
+/// ``isTransient`` separates failures worth retrying (timeouts, dropped connections, 5xx,
+/// 429) from permanent ones (4xx, bad content): the pipeline's failed-URL list only
+/// remembers permanent failures.
+public enum ImageDownloadError: Error, Sendable, CustomStringConvertible {
+    /// The URL cannot be requested (no scheme or host, unsupported scheme).
+    case invalidURL(String)
+    /// The status code is outside the acceptable set.
+    case badStatusCode(Int)
+    /// The `Content-Type` is not one of the acceptable types.
+    case badContentType(String)
+    /// The server answered with an empty body.
+    case emptyBody
+    /// The body is (or declares itself) larger than the limit.
+    case tooLarge(limit: Int, declared: Int?)
+    /// The request did not complete in time.
+    case timedOut
+    /// Redirects exceeded the limit or looped.
+    case tooManyRedirects
+    /// The caller cancelled.
+    case cancelled
+    /// The server answered 304 to a conditional request.
+    case notModified(DataResponse)
+    /// The connection failed or broke; `underlying` is the transport's error.
+    case transport(underlying: any Error)
+    /// A two-stage look-up did not produce an image URL.
+    case resolverFailed(String)
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let url): "invalid URL: \(url)"
+        case .badStatusCode(let code): "bad HTTP status \(code)"
+        case .badContentType(let type): "unacceptable content type \(type)"
+        case .emptyBody: "the response body is empty"
+        case let .tooLarge(limit, declared):
+            if let declared { "the body is \(declared) bytes, over the limit of \(limit)" } else { "the body exceeds the limit of \(limit) bytes" }
+        case .timedOut: "the request timed out"
+        case .tooManyRedirects: "too many redirects (or a redirect loop)"
+        case .cancelled: "the download was cancelled"
+        case .notModified: "not modified (304)"
+        case .transport(let error): "transport failure: \(error)"
+        case .resolverFailed(let reason): "URL look-up failed: \(reason)"
+        }
+    }
+
+    /// Whether trying again later may succeed.
+    public var isTransient: Bool {
+        switch self {
+        case .timedOut, .transport, .cancelled: true
+        case .badStatusCode(let code): code == 408 || code == 429 || code >= 500
+        default: false
+        }
+    }
+}
+
+extension ImageDownloadError: Equatable {
+    /// Errors compare by case and payload; transport errors compare by description.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case (.transport(let a), .transport(let b)): String(describing: a) == String(describing: b)
+        case (.notModified(let a), .notModified(let b)): a == b
+        default: lhs.description == rhs.description
+        }
+    }
+}

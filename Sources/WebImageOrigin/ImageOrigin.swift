@@ -1,0 +1,119 @@
+public import Foundation
+import Hummingbird
+public import Logging
+import Synchronization
+
+/// A real HTTP origin on 127.0.0.1 and an ephemeral port, serving images from memory.
+///
+/// Used by the tests, `webimage demo` and the benchmarks. It counts every request by path.
+/// Query parameters make any image route misbehave on request — see ``OriginRoutes``.
+///
+/// ```swift
+/// let origin = try await ImageOrigin.start(files: try SampleImages.standardSet())
+/// let url = origin.url("/images/photo.jpg?delay=200")
+/// // … load it …
+/// print(origin.requestCount(path: "/images/photo.jpg"))
+/// await origin.stop()
+/// ```
+public final class ImageOrigin: Sendable {
+    /// The port the server listens on.
+    public let port: Int
+    private let counts: RequestCounts
+    private let files: FileStore
+    private let task: Task<Void, any Error>
+
+    /// Starts a server serving `files` (name → bytes) under `/images/`.
+    public static func start(files: [String: Data], logger: Logger? = nil) async throws -> ImageOrigin {
+        let counts = RequestCounts()
+        let store = FileStore(files)
+        let router = OriginRoutes.router(files: store, counts: counts)
+        var quiet = Logger(label: "webimage.origin")
+        quiet.logLevel = .critical
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "webimage-origin"),
+            onServerRunning: { channel in
+                continuation.yield(channel.localAddress?.port ?? 0)
+                continuation.finish()
+            },
+            logger: logger ?? quiet)
+        let task = Task { try await app.runService(gracefulShutdownSignals: []) }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next(), port > 0 else {
+            task.cancel()
+            throw OriginError.didNotStart
+        }
+        return ImageOrigin(port: port, counts: counts, files: store, task: task)
+    }
+
+    private init(port: Int, counts: RequestCounts, files: FileStore, task: Task<Void, any Error>) {
+        self.port = port
+        self.counts = counts
+        self.files = files
+        self.task = task
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// An absolute URL for `pathAndQuery` (which starts with `/`).
+    public func url(_ pathAndQuery: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(pathAndQuery)")! }
+
+    /// The URL of an image served by name.
+    public func imageURL(_ name: String, query: String? = nil) -> URL {
+        url("/images/\(name)" + (query.map { "?\($0)" } ?? ""))
+    }
+
+    /// Names of the images served.
+    public var imageNames: [String] { files.names }
+
+    /// Adds or replaces a served image.
+    public func setImage(_ data: Data, named name: String) { files.set(data, name) }
+
+    /// Requests served for `path` (without query), counted when they arrive.
+    public func requestCount(path: String) -> Int { counts.count(path) }
+
+    /// Requests served in all.
+    public var totalRequests: Int { counts.total }
+
+    /// Forgets all counts.
+    public func resetCounts() { counts.reset() }
+
+    /// Stops the server and waits until it has closed.
+    public func stop() async {
+        task.cancel()
+        _ = try? await task.value
+    }
+}
+
+public enum OriginError: Error, CustomStringConvertible {
+    case didNotStart
+    public var description: String { "the image origin did not start" }
+}
+
+/// Request counts by path.
+final class RequestCounts: Sendable {
+    private let state = Mutex<[String: Int]>([:])
+    func record(_ path: String) { state.withLock { $0[path, default: 0] += 1 } }
+    func count(_ path: String) -> Int { state.withLock { $0[path] ?? 0 } }
+    var total: Int { state.withLock { $0.values.reduce(0, +) } }
+    func reset() { state.withLock { $0 = [:] } }
+}
+
+/// The images served, by name, each with a version that changes when it is replaced.
+final class FileStore: Sendable {
+    struct File: Sendable {
+        var data: Data
+        var version: Int
+        var etag: String { "\"v\(version)-\(data.count)\"" }
+    }
+
+    private let state: Mutex<[String: File]>
+    init(_ files: [String: Data]) { state = Mutex(files.mapValues { File(data: $0, version: 1) }) }
+    subscript(name: String) -> File? { state.withLock { $0[name] } }
+    func set(_ data: Data, _ name: String) {
+        state.withLock { $0[name] = File(data: data, version: ($0[name]?.version ?? 0) + 1) }
+    }
+    var names: [String] { state.withLock { $0.keys.sorted() } }
+}

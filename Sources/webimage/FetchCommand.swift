@@ -1,0 +1,115 @@
+import ArgumentParser
+import ConsoleKitTerminal
+import Foundation
+import WebImage
+
+struct FetchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetch",
+        abstract: "Load images through the pipeline and write their original bytes to a directory.")
+
+    @Argument(help: "Image URLs.")
+    var urls: [String] = []
+
+    @Option(name: .long, help: "A file with one URL per line ('-' reads standard input).")
+    var input: String?
+
+    @Option(name: .long, help: "Directory the images are written to.")
+    var output: String
+
+    @Option(name: .long, help: "Images loaded at once.")
+    var concurrency: Int = 6
+
+    @Option(name: .long, help: "Disk cache directory (default: $XDG_CACHE_HOME/webimage or ~/.cache/webimage).")
+    var cacheDir: String?
+
+    @Flag(name: .long, help: "Print the summary as one JSON object.")
+    var json = false
+
+    func validate() throws {
+        guard concurrency > 0 else { throw ValidationError("--concurrency must be at least 1") }
+    }
+
+    func run() async throws {
+        let list = try urls + readInput()
+        guard !list.isEmpty else { throw ValidationError("no URLs given (pass them as arguments or with --input)") }
+        let outputDir = URL(fileURLWithPath: output, isDirectory: true)
+        try FileManager.default.createDirectory(at: outputDir, withIntermediateDirectories: true)
+        let pipeline = try CLIPipeline.make(cacheDir: cacheDir, concurrency: concurrency)
+        let showProgress = !json && isatty(STDOUT_FILENO) == 1
+        let progress = showProgress ? Terminal().progressBar(title: "Fetching \(list.count) images") : nil
+        progress?.start()
+
+        let started = ContinuousClock.now
+        var summary = FetchSummary()
+        summary.requested = list.count
+        let names = OutputNames()
+        await withTaskGroup(of: (String, Result<(ImageSource, Int), any Error>).self) { group in
+            var next = 0
+            func add() {
+                let raw = list[next]
+                next += 1
+                group.addTask { (raw, await Self.fetchOne(raw, pipeline: pipeline, into: outputDir, names: names)) }
+            }
+            while next < min(concurrency, list.count) { add() }
+            var done = 0
+            for await (raw, result) in group {
+                switch result {
+                case .success(let (source, bytes)): summary.record(source, bytes: bytes)
+                case .failure(let error): summary.record(failure: raw, "\(error)")
+                }
+                done += 1
+                progress?.activity.currentProgress = Double(done) / Double(list.count)
+                if next < list.count { add() }
+            }
+        }
+        summary.seconds = (ContinuousClock.now - started).secondsValue
+        if summary.failed == 0 { progress?.succeed() } else { progress?.fail() }
+        if json {
+            print(try summary.json())
+        } else {
+            for failure in summary.failures { print("failed: \(failure.url): \(failure.error)") }
+            print(summary.line)
+        }
+        if summary.failed > 0 { throw ExitCode(1) }
+    }
+
+    private static func fetchOne(
+        _ raw: String, pipeline: ImagePipeline, into dir: URL, names: OutputNames
+    ) async -> Result<(ImageSource, Int), any Error> {
+        do {
+            guard let url = URL(string: raw.trimmingCharacters(in: .whitespaces)), url.scheme != nil else {
+                throw CLIError("invalid URL")
+            }
+            let request = ImageRequest(url: url)
+            let response = try await pipeline.image(for: request)
+            guard let data = try await originalData(response, pipeline: pipeline) else {
+                throw CLIError("original bytes are not available")
+            }
+            let name = await names.name(for: url, format: response.image.format)
+            try data.write(to: dir.appendingPathComponent(name), options: .atomic)
+            return .success((response.source, data.count))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The bytes as downloaded; a memory hit reads them from the disk cache.
+    private static func originalData(_ response: ImageResponse, pipeline: ImagePipeline) async throws -> Data? {
+        if let data = response.data { return data }
+        return await pipeline.cachedData(for: response.request)
+    }
+
+    private func readInput() throws -> [String] {
+        guard let input else { return [] }
+        let text: String
+        if input == "-" {
+            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        } else {
+            text = try String(contentsOfFile: input, encoding: .utf8)
+        }
+        return text.split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+}

@@ -1,0 +1,52 @@
+import ArgumentParser
+import Foundation
+import WebImage
+
+struct InfoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "Show an image's format, size, frame count and byte size.")
+
+    @Argument(help: "An image URL or a file path.")
+    var source: String
+
+    @Flag(name: .long, help: "Print one JSON object with keys format, width, height, frames, bytes.")
+    var json = false
+
+    struct Info: Codable {
+        var format: String
+        var width: Int
+        var height: Int
+        var frames: Int
+        var bytes: Int
+    }
+
+    func run() async throws {
+        do {
+            let data = try await load()
+            let image = try ImageCoderRegistry.default.decode(data)
+            let info = Info(
+                format: image.format.rawValue, width: image.pixelWidth, height: image.pixelHeight,
+                frames: image.frameCount, bytes: data.count)
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                print(String(decoding: try encoder.encode(info), as: UTF8.self))
+            } else {
+                print("\(source): \(info.format) \(info.width)×\(info.height), \(info.frames) frame\(info.frames == 1 ? "" : "s"), \(info.bytes) bytes")
+            }
+        } catch {
+            FileHandle.standardError.write(Data("webimage info: \(source): \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+
+    private func load() async throws -> Data {
+        if let url = URL(string: source), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" {
+            return try await ImageDownloader().download(url).data
+        }
+        let path = source.hasPrefix("file://") ? (URL(string: source)?.path ?? source) : source
+        guard FileManager.default.fileExists(atPath: path) else { throw CLIError("no such file") }
+        return try Data(contentsOf: URL(fileURLWithPath: path))
+    }
+}
