@@ -36,6 +36,11 @@ public actor DiskCache: DataCaching {
     public struct Statistics: Sendable, Equatable, Codable {
         public var count: Int
         public var totalSize: Int
+
+        public init(count: Int, totalSize: Int) {
+            self.count = count
+            self.totalSize = totalSize
+        }
     }
 
     private struct Entry {

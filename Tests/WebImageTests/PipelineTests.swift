@@ -1,0 +1,155 @@
+import Foundation
+import Testing
+import WebImage
+import WebImageOrigin
+
+@Suite("Pipeline end to end against a real origin")
+struct PipelineTests {
+    @Test func firstLoadFromNetworkThenMemory() async throws {
+        try await withOrigin { origin in
+            let pipeline = try makePipeline(cacheDirectory: temporaryDirectory())
+            let url = origin.imageURL("photo.jpg")
+
+            let first = try await pipeline.image(for: url)
+            #expect(first.source == .network)
+            #expect(first.image.format == .jpeg)
+            #expect(first.image.pixelWidth == 1000 && first.image.pixelHeight == 1000)
+            #expect(first.image.pixels.count == 1000 * 1000 * 4)
+            #expect(first.data == SampleFiles.standard["photo.jpg"])
+
+            let second = try await pipeline.image(for: url)
+            #expect(second.source == .memory)
+            #expect(second.image.pixels == first.image.pixels)
+            #expect(origin.requestCount(path: "/images/photo.jpg") == 1)
+        }
+    }
+
+    @Test func newPipelineOverSameDirectoryLoadsFromDiskWithoutRequests() async throws {
+        try await withOrigin { origin in
+            let directory = temporaryDirectory()
+            let url = origin.imageURL("logo.png")
+            let network = try await makePipeline(cacheDirectory: directory).image(for: url)
+            #expect(network.source == .network)
+            let before = origin.totalRequests
+
+            let fresh = try makePipeline(cacheDirectory: directory)
+            let disk = try await fresh.image(for: url)
+            #expect(disk.source == .disk)
+            #expect(origin.totalRequests == before)
+            #expect(disk.image.pixels == network.image.pixels)
+            #expect(disk.image.format == .png && !disk.image.isOpaque)
+            #expect(try await fresh.image(for: url).source == .memory)
+        }
+    }
+
+    @Test func corruptBodyIsTypedErrorAndNothingIsCached() async throws {
+        try await withOrigin { origin in
+            let directory = temporaryDirectory()
+            let memory = MemoryCache()
+            let pipeline = try makePipeline(cacheDirectory: directory, memory: memory)
+            let bad = origin.imageURL("photo.jpg", query: "corrupt=1")
+            await #expect {
+                _ = try await pipeline.image(for: bad)
+            } throws: { error in
+                guard case .decodingFailed(.unsupportedFormat)? = error as? ImagePipelineError else { return false }
+                return true
+            }
+            #expect(memory.count == 0)
+            #expect(await DiskCache.statistics(of: directory).count == 0)
+            #expect(pipeline.cachedImage(for: bad) == nil)
+
+            let good = try await pipeline.image(for: origin.imageURL("photo.jpg"))
+            #expect(good.source == .network)
+        }
+    }
+
+    @Test func truncatedJPEGIsTypedErrorAndNothingIsCached() async throws {
+        let full = SampleFiles.standard["photo.jpg"]!
+        try await withOrigin(files: ["cut.jpg": full.prefix(full.count / 2)]) { origin in
+            let directory = temporaryDirectory()
+            let memory = MemoryCache()
+            let pipeline = try makePipeline(cacheDirectory: directory, memory: memory)
+            await #expect {
+                _ = try await pipeline.image(for: origin.imageURL("cut.jpg"))
+            } throws: { error in
+                guard case .decodingFailed(.corrupt(format: .jpeg, _))? = error as? ImagePipelineError else { return false }
+                return true
+            }
+            #expect(memory.count == 0)
+            #expect(await DiskCache.statistics(of: directory).count == 0)
+        }
+    }
+
+    @Test func notFoundIsTypedErrorAndNextRequestWorks() async throws {
+        try await withOrigin { origin in
+            let directory = temporaryDirectory()
+            let memory = MemoryCache()
+            let pipeline = try makePipeline(cacheDirectory: directory, memory: memory)
+            await #expect(throws: ImagePipelineError.self) {
+                _ = try await pipeline.image(for: origin.imageURL("missing.jpg"))
+            }
+            do {
+                _ = try await pipeline.image(for: origin.imageURL("missing.jpg"))
+                Issue.record("expected an error")
+            } catch let error as ImagePipelineError {
+                guard case .loadingFailed(.badStatusCode(404)) = error else {
+                    Issue.record("unexpected error \(error)")
+                    return
+                }
+                #expect(error.description == "bad HTTP status 404")
+            }
+            #expect(memory.count == 0)
+            #expect(await DiskCache.statistics(of: directory).count == 0)
+            #expect(try await pipeline.image(for: origin.imageURL("small.jpg")).source == .network)
+        }
+    }
+
+    @Test func bodyCutMidwayIsTransportErrorAndNothingIsCached() async throws {
+        try await withOrigin { origin in
+            let directory = temporaryDirectory()
+            let pipeline = try makePipeline(cacheDirectory: directory)
+            do {
+                _ = try await pipeline.image(for: origin.imageURL("photo.jpg", query: "truncate=1000"))
+                Issue.record("expected an error")
+            } catch let error as ImagePipelineError {
+                guard case .loadingFailed(let reason) = error else {
+                    Issue.record("unexpected error \(error)")
+                    return
+                }
+                #expect(reason.isTransient)
+            }
+            #expect(await DiskCache.statistics(of: directory).count == 0)
+            #expect(try await pipeline.image(for: origin.imageURL("photo.jpg")).source == .network)
+        }
+    }
+
+    @Test func scaleFactorComesFromTheFileName() async throws {
+        try await withOrigin { origin in
+            let pipeline = try makePipeline(cacheDirectory: temporaryDirectory())
+            let response = try await pipeline.image(for: origin.imageURL("icon@2x.png"))
+            #expect(response.image.scale == 2)
+            #expect(response.image.size.width == 32)
+        }
+    }
+
+    @Test func damagedDiskEntryIsReplacedFromNetwork() async throws {
+        try await withOrigin { origin in
+            let directory = temporaryDirectory()
+            let url = origin.imageURL("small.jpg")
+            _ = try await makePipeline(cacheDirectory: directory).image(for: url)
+            let file = directory.appendingPathComponent(DiskCache.fileName(for: url.absoluteString))
+            try Data("garbage".utf8).write(to: file)
+
+            let response = try await makePipeline(cacheDirectory: directory).image(for: url)
+            #expect(response.source == .network)
+            #expect(try Data(contentsOf: file) == SampleFiles.standard["small.jpg"])
+        }
+    }
+}
+
+extension DiskCache {
+    /// Statistics of the cache in `directory`, read by a new instance (a full scan).
+    static func statistics(of directory: URL) async -> Statistics {
+        await (try! DiskCache(directory: directory)).statistics()
+    }
+}
