@@ -74,3 +74,27 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Benchmarks (ordo-one/benchmark) are added only when asked for, so that `swift test` does not
+// build the benchmark tool: `WEBIMAGE_BENCHMARKS=1 swift package benchmark`.
+import class Foundation.ProcessInfo
+
+if ProcessInfo.processInfo.environment["WEBIMAGE_BENCHMARKS"] != nil {
+    package.dependencies.append(
+        .package(url: "https://github.com/ordo-one/benchmark.git", exact: "1.38.1", traits: ["MallocInterposer"]))
+    package.targets += [
+        // TurboJPEG called directly: the "plain decode" the wrapper is compared against.
+        .systemLibrary(name: "CTurboJPEGPlain", path: "Sources/CLibraries/CTurboJPEGPlain"),
+        .executableTarget(
+            name: "WebImageBenchmarks",
+            dependencies: [
+                "CTurboJPEGPlain", "WebImage", "WebImageOrigin",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Benchmarks/WebImageBenchmarks",
+            swiftSettings: strict,
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ]
+}

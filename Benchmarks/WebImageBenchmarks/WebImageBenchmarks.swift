@@ -1,0 +1,106 @@
+import AsyncHTTPClient
+import Benchmark
+import CTurboJPEGPlain
+import Foundation
+import WebImage
+import WebImageOrigin
+
+// Targets (issue 2), checked by scripts/bench-report from the p50 values:
+// - memory hit through `image(for:)` p50 ≤ 2 µs; through `cachedImage(forKey:)` p50 ≤ 200 ns;
+// - cold fetch + decode of a 1 MP JPEG ≤ 1.2 × (plain AsyncHTTPClient download + plain TurboJPEG decode).
+
+/// Process-wide fixtures, made once before the first benchmark.
+final class Fixtures: Sendable {
+    let origin: ImageOrigin
+    let jpeg: Data
+    let url: URL
+    let warmPipeline: ImagePipeline
+    let coldPipeline: ImagePipeline
+    let client: HTTPClient
+
+    init() async throws {
+        jpeg = try SampleImages.jpeg(width: 1000, height: 1000, seed: 1)
+        origin = try await ImageOrigin.start(files: ["photo.jpg": jpeg])
+        url = origin.imageURL("photo.jpg")
+        warmPipeline = ImagePipeline()
+        _ = try await warmPipeline.image(for: url)
+        coldPipeline = ImagePipeline(configuration: .init(memoryCache: nil, dataCache: nil))
+        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+    }
+}
+
+nonisolated(unsafe) var shared: Fixtures?
+
+func fixtures() async throws -> Fixtures {
+    if let shared { return shared }
+    let made = try await Fixtures()
+    shared = made
+    return made
+}
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
+        maxDuration: .seconds(3))
+
+    Benchmark("Memory hit: image(for:) async", configuration: .init(scalingFactor: .kilo)) { benchmark in
+        let f = try await fixtures()
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            blackHole(try await f.warmPipeline.image(for: f.url))
+        }
+    }
+
+    Benchmark("Memory hit: cachedImage(forKey:) sync", configuration: .init(scalingFactor: .kilo)) { benchmark in
+        let f = try await fixtures()
+        let key = f.url.absoluteString
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            blackHole(f.warmPipeline.cachedImage(forKey: key))
+        }
+    }
+
+    Benchmark("Cold fetch + decode 1 MP JPEG (pipeline)") { benchmark in
+        let f = try await fixtures()
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            blackHole(try await f.coldPipeline.image(for: f.url))
+        }
+    }
+
+    Benchmark("Plain AsyncHTTPClient download 1 MP JPEG") { benchmark in
+        let f = try await fixtures()
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            let response = try await f.client.execute(HTTPClientRequest(url: f.url.absoluteString), timeout: .seconds(15))
+            blackHole(try await response.body.collect(upTo: 50 << 20))
+        }
+    }
+
+    Benchmark("Plain TurboJPEG decode 1 MP JPEG") { benchmark in
+        let f = try await fixtures()
+        let data = f.jpeg
+        var pixels = [UInt8](repeating: 0, count: 1000 * 1000 * 4)
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            let handle = tjInitDecompress()
+            _ = data.withUnsafeBytes { src in
+                pixels.withUnsafeMutableBufferPointer { dst in
+                    tjDecompress2(
+                        handle, src.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt(src.count),
+                        dst.baseAddress, 1000, 4000, 1000, Int32(TJPF_RGBA.rawValue), 0)
+                }
+            }
+            tjDestroy(handle)
+            blackHole(pixels)
+        }
+    }
+
+    Benchmark("Decode 1 MP JPEG (JPEGCoder)") { benchmark in
+        let f = try await fixtures()
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            blackHole(try JPEGCoder().decode(f.jpeg, options: .default))
+        }
+    }
+}
