@@ -18,15 +18,15 @@ import Synchronization
 public final class ImageOrigin: Sendable {
     /// The port the server listens on.
     public let port: Int
-    private let counts: RequestCounts
+    private let log: RequestLog
     private let files: FileStore
     private let task: Task<Void, any Error>
 
     /// Starts a server serving `files` (name → bytes) under `/images/`.
     public static func start(files: [String: Data], logger: Logger? = nil) async throws -> ImageOrigin {
-        let counts = RequestCounts()
+        let log = RequestLog()
         let store = FileStore(files)
-        let router = OriginRoutes.router(files: store, counts: counts)
+        let router = OriginRoutes.router(files: store, log: log)
         var quiet = Logger(label: "webimage.origin")
         quiet.logLevel = .critical
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
@@ -44,12 +44,12 @@ public final class ImageOrigin: Sendable {
             task.cancel()
             throw OriginError.didNotStart
         }
-        return ImageOrigin(port: port, counts: counts, files: store, task: task)
+        return ImageOrigin(port: port, log: log, files: store, task: task)
     }
 
-    private init(port: Int, counts: RequestCounts, files: FileStore, task: Task<Void, any Error>) {
+    private init(port: Int, log: RequestLog, files: FileStore, task: Task<Void, any Error>) {
         self.port = port
-        self.counts = counts
+        self.log = log
         self.files = files
         self.task = task
     }
@@ -72,13 +72,25 @@ public final class ImageOrigin: Sendable {
     public func setImage(_ data: Data, named name: String) { files.set(data, name) }
 
     /// Requests served for `path` (without query), counted when they arrive.
-    public func requestCount(path: String) -> Int { counts.count(path) }
+    public func requestCount(path: String) -> Int { log.count(path) }
 
     /// Requests served in all.
-    public var totalRequests: Int { counts.total }
+    public var totalRequests: Int { log.entries.count }
 
-    /// Forgets all counts.
-    public func resetCounts() { counts.reset() }
+    /// Every request so far, in arrival order.
+    public var requests: [LoggedRequest] { log.entries }
+
+    /// The most requests the origin was handling at once.
+    public var maxConcurrentRequests: Int { log.maxInFlight }
+
+    /// Streamed bodies for `path` that the client stopped reading (connection dropped).
+    public func abortedBodies(path: String) -> Int { log.aborted(path) }
+
+    /// Body bytes written for `path` by streamed responses.
+    public func bytesSent(path: String) -> Int { log.bytesSent(path) }
+
+    /// Forgets all log.
+    public func resetCounts() { log.reset() }
 
     /// Stops the server and waits until it has closed.
     public func stop() async {
@@ -90,15 +102,6 @@ public final class ImageOrigin: Sendable {
 public enum OriginError: Error, CustomStringConvertible {
     case didNotStart
     public var description: String { "the image origin did not start" }
-}
-
-/// Request counts by path.
-final class RequestCounts: Sendable {
-    private let state = Mutex<[String: Int]>([:])
-    func record(_ path: String) { state.withLock { $0[path, default: 0] += 1 } }
-    func count(_ path: String) -> Int { state.withLock { $0[path] ?? 0 } }
-    var total: Int { state.withLock { $0.values.reduce(0, +) } }
-    func reset() { state.withLock { $0 = [:] } }
 }
 
 /// The images served, by name, each with a version that changes when it is replaced.

@@ -28,6 +28,8 @@ public enum ImageDownloadError: Error, Sendable, CustomStringConvertible {
     case transport(underlying: any Error)
     /// A two-stage look-up did not produce an image URL.
     case resolverFailed(String)
+    /// The request modifier refused to send the request.
+    case requestRefused
 
     public var description: String {
         switch self {
@@ -43,6 +45,7 @@ public enum ImageDownloadError: Error, Sendable, CustomStringConvertible {
         case .notModified: "not modified (304)"
         case .transport(let error): "transport failure: \(error)"
         case .resolverFailed(let reason): "URL look-up failed: \(reason)"
+        case .requestRefused: "the request modifier refused the request"
         }
     }
 
@@ -63,6 +66,26 @@ extension ImageDownloadError: Equatable {
         case (.transport(let a), .transport(let b)): String(describing: a) == String(describing: b)
         case (.notModified(let a), .notModified(let b)): a == b
         default: lhs.description == rhs.description
+        }
+    }
+}
+
+extension ImageDownloadError {
+    /// A short, stable label for metrics dimensions.
+    var metricReason: String {
+        switch self {
+        case .invalidURL: "invalid_url"
+        case .badStatusCode: "status"
+        case .badContentType: "content_type"
+        case .emptyBody: "empty"
+        case .tooLarge: "too_large"
+        case .timedOut: "timeout"
+        case .tooManyRedirects: "redirects"
+        case .cancelled: "cancelled"
+        case .notModified: "not_modified"
+        case .transport: "transport"
+        case .resolverFailed: "resolver"
+        case .requestRefused: "refused"
         }
     }
 }

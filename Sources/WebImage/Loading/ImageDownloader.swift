@@ -1,100 +1,169 @@
 public import Foundation
-internal import Logging
-internal import Metrics
+import Logging
+import Synchronization
 
-/// Downloads image data: queueing, validation and size limits over a ``DataLoading``.
+/// Downloads image data: a bounded, prioritised queue; coalescing with per-caller cancellation
+/// and progress; validation, limits, retries, resumes, cookies, credentials and two-stage URLs.
 ///
-/// SDWebImage's `SDWebImageDownloader` and AFNetworking's `AFImageDownloader`: a bounded
-/// number of downloads run at once, the rest wait by priority in FIFO or LIFO order; responses
-/// are checked for status, content type and size before they are accepted.
+/// SDWebImage's `SDWebImageDownloader` and AFNetworking's `AFImageDownloader`.
 ///
 /// ```swift
 /// let downloader = ImageDownloader()
-/// let result = try await downloader.download(URL(string: "https://example.com/a.jpg")!)
-/// print(result.data.count, result.response.statusCode)
+/// let result = try await downloader.download(ImageDownloadRequest(url: url)) { progress in
+///     print(progress.received, progress.expected ?? -1)
+/// }
+/// // Or with a token and a completion handler:
+/// let token = downloader.download(ImageDownloadRequest(url: url)) { result in print(result) }
+/// token.cancel()
 /// ```
 public final class ImageDownloader: Sendable {
-    public let configuration: ImageDownloaderConfiguration
     public let loader: any DataLoading
+    /// Cookies received while ``ImageDownloaderConfiguration/handlesCookies`` is on.
+    public let cookies = CookieJar()
+    private let settings: Mutex<ImageDownloaderConfiguration>
     private let queue: DownloadQueue
+    private let registry: DownloadRegistry
+    private let resumables = ResumableDataStore()
+    private let lookups = LookupCache()
+    private let broadcaster = EventBroadcaster<DownloadEvent>()
+    private let metrics = DownloaderMetrics()
+    private let ids = Mutex<UInt64>(0)
     private let logger = Logger(label: "webimage.downloader")
 
     public init(loader: any DataLoading = HTTPDataLoader(), configuration: ImageDownloaderConfiguration = .init()) {
         self.loader = loader
-        self.configuration = configuration
+        settings = Mutex(configuration)
         queue = DownloadQueue(
             maxConcurrent: configuration.maxConcurrentDownloads,
             order: configuration.executionOrder == .fifo ? .fifo : .lifo)
+        registry = DownloadRegistry(queue: queue)
     }
 
-    /// Downloads reported so far: running now.
-    public var activeDownloads: Int { get async { await queue.running } }
+    /// The settings now in force.
+    public var configuration: ImageDownloaderConfiguration { settings.withLock { $0 } }
 
-    /// Changes the concurrency limit while running.
-    public func setMaxConcurrentDownloads(_ value: Int) async { await queue.setMaxConcurrent(value) }
+    // MARK: - Downloading
 
-    /// Downloads `url`, returning the whole validated body.
-    /// - Throws: ``ImageDownloadError``.
+    /// Downloads `url` at `priority`, returning the whole validated body.
     public func download(
         _ url: URL, priority: RequestPriority = .normal, headers: [HTTPField] = []
     ) async throws(ImageDownloadError) -> DownloadResult {
-        guard let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
-            throw .invalidURL(url.absoluteString)
+        try await download(ImageDownloadRequest(url: url, priority: priority, headers: headers))
+    }
+
+    /// Downloads `request`. Callers of the same ``ImageDownloadRequest/identity`` share one
+    /// network request; each gets its own progress and result, and cancelling the calling task
+    /// ends only this caller (with ``ImageDownloadError/cancelled``).
+    /// - Throws: ``ImageDownloadError``.
+    public func download(
+        _ request: ImageDownloadRequest, progress: (@Sendable (DownloadProgress) -> Void)? = nil
+    ) async throws(ImageDownloadError) -> DownloadResult {
+        try await perform(request, id: nextID(), progress: progress)
+    }
+
+    /// Starts a download and returns its token at once; `completion` is called once, with the
+    /// result or the error (``ImageDownloadError/cancelled`` after ``DownloadToken/cancel()``).
+    @discardableResult
+    public func download(
+        _ request: ImageDownloadRequest, progress: (@Sendable (DownloadProgress) -> Void)? = nil,
+        completion: @escaping @Sendable (Result<DownloadResult, ImageDownloadError>) -> Void
+    ) -> DownloadToken {
+        let token = downloadToken(request, progress: progress)
+        Task {
+            do throws(ImageDownloadError) { completion(.success(try await token.result)) } catch { completion(.failure(error)) }
         }
-        do {
-            try await queue.acquire(priority: priority)
-        } catch {
-            throw .cancelled
-        }
-        let started = ContinuousClock.now
-        Counter(label: "webimage_downloads_started_total").increment()
-        logger.debug("download started", metadata: ["url": "\(url)"])
-        do {
-            let result = try await perform(url, headers: headers)
-            await queue.release()
-            Counter(label: "webimage_downloads_succeeded_total").increment()
-            Counter(label: "webimage_download_bytes_total").increment(by: result.data.count)
-            Metrics.Timer(label: "webimage_download_duration_seconds").recordNanoseconds((ContinuousClock.now - started).nanoseconds)
-            logger.debug("download finished", metadata: ["url": "\(url)", "bytes": "\(result.data.count)"])
-            return result
-        } catch {
-            await queue.release()
-            let failure = ImageDownloadError(transportError: error)
-            Counter(label: "webimage_downloads_failed_total", dimensions: [("reason", failure.metricReason)]).increment()
-            logger.debug("download failed", metadata: ["url": "\(url)", "error": "\(failure)"])
-            throw failure
+        return token
+    }
+
+    /// Starts a download and returns its token: await ``DownloadToken/result``, change its
+    /// priority while it waits, or cancel it.
+    public func downloadToken(_ request: ImageDownloadRequest, progress: (@Sendable (DownloadProgress) -> Void)? = nil) -> DownloadToken {
+        let id = nextID()
+        let task = Task { try await self.perform(request, id: id, progress: progress) }
+        return DownloadToken(request: request, task: task) { [registry] priority in
+            await registry.setPriority(priority, key: request.identity, id: id)
         }
     }
 
-    private func perform(_ url: URL, headers: [HTTPField]) async throws -> DownloadResult {
-        let request = DataRequest(url: url, headers: configuration.headers + headers, timeout: configuration.timeout)
-        let transfer = try await loader.loadData(for: request)
-        let response = transfer.response
-        if response.statusCode == 304 { throw ImageDownloadError.notModified(response) }
-        guard configuration.acceptableStatusCodes.contains(response.statusCode) else {
-            throw ImageDownloadError.badStatusCode(response.statusCode)
+    /// Download events (started, response, progress, finished, failed, cancelled) from now on.
+    public func events() -> AsyncStream<DownloadEvent> { broadcaster.stream() }
+
+    // MARK: - Queue control
+
+    public var maxConcurrentDownloads: Int { queue.maxConcurrent }
+    /// Downloads holding a slot now.
+    public var activeDownloads: Int { queue.running }
+    /// Downloads (and look-ups) waiting for a slot.
+    public var queuedDownloads: Int { queue.waitingCount }
+
+    /// Changes the concurrency limit while running.
+    public func setMaxConcurrentDownloads(_ value: Int) {
+        settings.withLock { $0.maxConcurrentDownloads = max(1, value) }
+        queue.setMaxConcurrent(value)
+    }
+
+    /// Stops starting queued downloads; running ones continue.
+    public func suspend() { queue.suspend() }
+    /// Starts queued downloads again.
+    public func resume() { queue.resume() }
+    /// Cancels every download; every caller gets ``ImageDownloadError/cancelled``.
+    public func cancelAll() async { await registry.cancelAll() }
+
+    // MARK: - Global settings
+
+    /// Sets (or with `nil` removes) a header sent with every request.
+    public func setHeader(_ value: String?, for name: String) {
+        settings.withLock { configuration in
+            configuration.headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+            if let value { configuration.headers.append(HTTPField(name, value)) }
         }
-        if let acceptable = configuration.acceptableContentTypes {
-            let type = response.value(forHeader: "Content-Type")?
-                .split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-            guard acceptable.contains(type) else { throw ImageDownloadError.badContentType(type) }
+    }
+
+    /// Sets the credentials answered to `401` challenges.
+    public func setCredentials(_ credentials: Credentials?) { settings.withLock { $0.credentials = credentials } }
+
+    // MARK: - Internals
+
+    private func nextID() -> UInt64 { ids.withLock { $0 += 1; return $0 } }
+
+    fileprivate func perform(
+        _ request: ImageDownloadRequest, id: UInt64, progress: (@Sendable (DownloadProgress) -> Void)?
+    ) async throws(ImageDownloadError) -> DownloadResult {
+        guard let scheme = request.url.scheme?.lowercased(), ["http", "https"].contains(scheme), request.url.host != nil else {
+            throw .invalidURL(request.url.absoluteString)
         }
-        let limit = configuration.maxBodySize
-        if let declared = response.expectedContentLength, declared > limit {
-            throw ImageDownloadError.tooLarge(limit: limit, declared: declared)
+        let context = DownloadContext(
+            loader: loader, configuration: configuration, queue: queue, registry: registry, cookies: cookies,
+            resumables: resumables, lookups: lookups, events: broadcaster, logger: logger, metrics: metrics)
+        do {
+            return try await registry.subscribe(key: request.identity, id: id, request: request, progress: progress) { ticket in
+                try await Self.run(DownloadOperation(request: request, ticket: ticket, context: context))
+            }
+        } catch {
+            throw ImageDownloadError(transportError: error)
         }
-        var data = Data()
-        data.reserveCapacity(min(response.expectedContentLength ?? 64 * 1024, limit))
-        for try await chunk in transfer.body {
-            guard data.count + chunk.count <= limit else { throw ImageDownloadError.tooLarge(limit: limit, declared: nil) }
-            data.append(chunk)
+    }
+
+    private static func run(_ operation: DownloadOperation) async throws -> DownloadResult {
+        let context = operation.context, url = operation.request.url
+        let started = ContinuousClock.now
+        context.metrics.started.increment()
+        context.logger.debug("download started", metadata: ["url": "\(url)"])
+        do {
+            let result = try await operation.run()
+            context.metrics.succeeded.increment()
+            context.metrics.bytes.increment(by: result.data.count)
+            context.metrics.duration.recordNanoseconds((ContinuousClock.now - started).nanoseconds)
+            context.events.send(.finished(url, bytes: result.data.count))
+            context.logger.debug("download finished", metadata: ["url": "\(url)", "bytes": "\(result.data.count)"])
+            return result
+        } catch {
+            let failure = ImageDownloadError(transportError: error)
+            context.metrics.failed(failure)
+            context.events.send(failure == .cancelled ? .cancelled(url) : .failed(url, failure))
+            context.logger.debug("download failed", metadata: ["url": "\(url)", "error": "\(failure)"])
+            throw failure
         }
-        try Task.checkCancellation()
-        if let declared = response.expectedContentLength, declared != data.count {
-            throw ImageDownloadError.transport(underlying: BodyLengthMismatch(declared: declared, received: data.count))
-        }
-        guard !data.isEmpty else { throw ImageDownloadError.emptyBody }
-        return DownloadResult(data: data, response: response)
     }
 }
 
@@ -109,22 +178,4 @@ public struct BodyLengthMismatch: Error, Sendable, CustomStringConvertible {
     public var declared: Int
     public var received: Int
     public var description: String { "body ended after \(received) of \(declared) declared bytes" }
-}
-
-extension ImageDownloadError {
-    var metricReason: String {
-        switch self {
-        case .invalidURL: "invalid_url"
-        case .badStatusCode: "status"
-        case .badContentType: "content_type"
-        case .emptyBody: "empty"
-        case .tooLarge: "too_large"
-        case .timedOut: "timeout"
-        case .tooManyRedirects: "redirects"
-        case .cancelled: "cancelled"
-        case .notModified: "not_modified"
-        case .transport: "transport"
-        case .resolverFailed: "resolver"
-        }
-    }
 }

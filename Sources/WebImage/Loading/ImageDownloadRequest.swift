@@ -1,0 +1,103 @@
+public import Foundation
+
+/// One image download as a caller asks for it.
+///
+/// ```swift
+/// var request = ImageDownloadRequest(url: url, priority: .high)
+/// request.timeout = .seconds(5)
+/// request.credentials = .init(user: "me", password: "secret")
+/// let result = try await downloader.download(request)
+/// ```
+public struct ImageDownloadRequest: Sendable, Hashable {
+    public var url: URL
+    public var priority: RequestPriority
+    /// Extra headers for this request (added after the downloader's global headers).
+    public var headers: [HTTPField]
+    /// Overrides the downloader's timeout for this request.
+    public var timeout: Duration?
+    /// Used when the server challenges with `401` and `WWW-Authenticate: Basic`; overrides the
+    /// downloader's credentials.
+    public var credentials: Credentials?
+    /// Cache validators to send (`If-None-Match`, `If-Modified-Since`); a `304` answer throws
+    /// ``ImageDownloadError/notModified(_:)``.
+    public var validators: CacheValidators?
+    /// Identity for coalescing: requests with the same identity share one download.
+    /// Defaults to the URL.
+    public var identity: String
+    /// Minimum time between two progress reports to this caller (the last one always comes).
+    public var progressInterval: Duration
+    /// Whether progress reports carry the data received so far (for progressive decoding).
+    public var wantsPartialData: Bool
+
+    public init(
+        url: URL, priority: RequestPriority = .normal, headers: [HTTPField] = [],
+        timeout: Duration? = nil, credentials: Credentials? = nil, validators: CacheValidators? = nil,
+        identity: String? = nil, progressInterval: Duration = .zero, wantsPartialData: Bool = false
+    ) {
+        self.url = url
+        self.priority = priority
+        self.headers = headers
+        self.timeout = timeout
+        self.credentials = credentials
+        self.validators = validators
+        self.identity = identity ?? url.absoluteString
+        self.progressInterval = progressInterval
+        self.wantsPartialData = wantsPartialData
+    }
+}
+
+/// A user name and password for HTTP Basic authentication.
+public struct Credentials: Sendable, Hashable {
+    public var user: String
+    public var password: String
+
+    public init(user: String, password: String) {
+        self.user = user
+        self.password = password
+    }
+
+    /// The `Authorization` header value.
+    public var basicAuthorization: String {
+        "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
+    }
+}
+
+/// HTTP validators of a cached response, sent to ask "has it changed?".
+public struct CacheValidators: Sendable, Hashable, Codable {
+    public var etag: String?
+    public var lastModified: String?
+
+    public init(etag: String? = nil, lastModified: String? = nil) {
+        self.etag = etag
+        self.lastModified = lastModified
+    }
+
+    /// The validators a response carries, if any.
+    public init?(response: DataResponse) {
+        let etag = response.value(forHeader: "ETag"), modified = response.value(forHeader: "Last-Modified")
+        guard etag != nil || modified != nil else { return nil }
+        self.init(etag: etag, lastModified: modified)
+    }
+
+    var headers: [HTTPField] {
+        var fields: [HTTPField] = []
+        if let etag { fields.append(HTTPField("If-None-Match", etag)) }
+        if let lastModified { fields.append(HTTPField("If-Modified-Since", lastModified)) }
+        return fields
+    }
+}
+
+/// How much of a download has arrived, as reported to one caller.
+public struct DownloadProgress: Sendable, Equatable {
+    /// Bytes received so far (including bytes resumed from an earlier attempt).
+    public var received: Int
+    /// Bytes expected in all, when the server said.
+    public var expected: Int?
+    /// The bytes so far, if the request asked for ``ImageDownloadRequest/wantsPartialData``.
+    public var partialData: Data?
+
+    public var fraction: Double? {
+        guard let expected, expected > 0 else { return nil }
+        return min(1, Double(received) / Double(expected))
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Hummingbird
+import Synchronization
+
+/// Routes that behave like real servers do on a bad day, for the loading layer's tests.
+///
+/// - `/auth/images/{name}`: Basic authentication `user:secret`, else `401` with a challenge.
+/// - `/cookie/set` sets `session=abc123`; `/cookie/images/{name}` answers `403` without it.
+/// - `/redirect/loop` redirects to itself; `/redirect/{n}/{name}` redirects `n` times, then serves.
+/// - `/lookup/{name}` answers the image's URL as plain text (relative); `?maxAge=S` allows reuse
+///   for S seconds (else `no-store`); `?via=header` puts it in `X-Image-URL` instead.
+/// - `/flaky/{name}?fails=K` fails the first K requests of that URL: `&cut=N` sends N bytes and
+///   drops the connection, `&status=C` answers C (with `&retryAfter=S`). Later requests behave
+///   like `/images/{name}`, ranges included.
+/// - `/big?size=N&chunk=C[&length=0][&stall=MS]` streams N bytes (without `Content-Length` when
+///   `length=0`), counting what was sent and whether the client hung up.
+enum BehaviourRoutes {
+    static func add(to router: Router<BasicRequestContext>, files: FileStore, log: RequestLog) {
+        let attempts = Mutex<[String: Int]>([:])
+
+        router.get("/auth/images/{name}") { request, context in
+            guard request.headers[.authorization] == "Basic " + Data("user:secret".utf8).base64EncodedString() else {
+                var headers = HTTPFields()
+                headers[.wwwAuthenticate] = "Basic realm=\"images\""
+                return OriginRoutes.text("authentication required\n", status: .unauthorized, headers: headers)
+            }
+            return try await OriginRoutes.serve(try context.parameters.require("name"), request: request, files: files, log: log)
+        }
+        router.get("/cookie/set") { _, _ in
+            var headers = HTTPFields()
+            headers[.setCookie] = "session=abc123; Path=/; HttpOnly"
+            return OriginRoutes.text("cookie set\n", headers: headers)
+        }
+        router.get("/cookie/images/{name}") { request, context in
+            guard request.headers[.cookie]?.contains("session=abc123") == true else {
+                return OriginRoutes.text("no session cookie\n", status: .forbidden)
+            }
+            return try await OriginRoutes.serve(try context.parameters.require("name"), request: request, files: files, log: log)
+        }
+        router.get("/redirect/loop") { _, _ in redirect(to: "/redirect/loop") }
+        router.get("/redirect/{n}/{name}") { _, context in
+            let n = try context.parameters.require("n", as: Int.self), name = try context.parameters.require("name")
+            return redirect(to: n <= 1 ? "/images/\(name)" : "/redirect/\(n - 1)/\(name)")
+        }
+        router.get("/lookup/{name}") { request, context in
+            let name = try context.parameters.require("name"), query = request.uri.queryParameters
+            if let delay = query.get("delay", as: Int.self) { try await Task.sleep(for: .milliseconds(delay)) }
+            var headers = HTTPFields()
+            headers[.cacheControl] = query.get("maxAge", as: Int.self).map { "max-age=\($0)" } ?? "no-store"
+            if query.get("via") == "header" {
+                headers[HTTPFields.Element.Name("X-Image-URL")!] = "/images/\(name)"
+                return OriginRoutes.text("", headers: headers)
+            }
+            return OriginRoutes.text("/images/\(name)\n", headers: headers)
+        }
+        router.get("/flaky/{name}") { request, context in
+            let name = try context.parameters.require("name"), query = request.uri.queryParameters
+            let key = "\(name)?\(request.uri.query ?? "")"
+            let attempt = attempts.withLock { $0[key, default: 0] += 1; return $0[key]! }
+            guard attempt <= (query.get("fails", as: Int.self) ?? 1), let file = files[name] else {
+                return try await OriginRoutes.serve(name, request: request, files: files, log: log)
+            }
+            if let status = query.get("status", as: Int.self) {
+                var headers = HTTPFields()
+                if let after = query.get("retryAfter") { headers[.retryAfter] = after }
+                return OriginRoutes.text("try again later\n", status: .init(code: status), headers: headers)
+            }
+            var headers = HTTPFields()
+            headers[.contentType] = "image/jpeg"
+            headers[.eTag] = file.etag
+            headers[.acceptRanges] = "bytes"
+            let cut = file.data.prefix(query.get("cut", as: Int.self) ?? file.data.count / 2)
+            return Response(status: .ok, headers: headers, body: ResponseBody(contentLength: file.data.count) { writer in
+                try await writer.write(ByteBuffer(bytes: cut))
+                throw OriginFault.connectionDropped
+            })
+        }
+        router.get("/big") { request, _ in
+            let query = request.uri.queryParameters
+            let size = query.get("size", as: Int.self) ?? 1 << 20, chunk = query.get("chunk", as: Int.self) ?? 64 * 1024
+            var headers = HTTPFields()
+            headers[.contentType] = "image/jpeg"
+            let declare = query.get("length") != "0"
+            if declare { headers[.contentLength] = "\(size)" }
+            let body = OriginRoutes.streamed(
+                Data(count: size), chunk: chunk, stall: query.get("stall", as: Int.self) ?? 0, path: "/big", log: log,
+                declareLength: declare)
+            return Response(status: .ok, headers: headers, body: body)
+        }
+    }
+
+    static func redirect(to location: String) -> Response {
+        var headers = HTTPFields()
+        headers[.location] = location
+        return Response(status: .found, headers: headers)
+    }
+}

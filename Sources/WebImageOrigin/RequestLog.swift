@@ -1,0 +1,78 @@
+import Foundation
+import Hummingbird
+import Synchronization
+
+/// One request as the origin saw it.
+public struct LoggedRequest: Sendable {
+    /// Arrival order, from 1.
+    public var index: Int
+    public var path: String
+    public var query: String?
+    /// Request headers the tests look at: Range, If-Range, If-None-Match, If-Modified-Since,
+    /// Authorization, Cookie, Accept, User-Agent (lower-cased names).
+    public var headers: [String: String]
+    /// The status answered (0 while the handler runs).
+    public var status: Int
+}
+
+/// What the origin served: requests in arrival order, in-flight peaks, aborted bodies.
+final class RequestLog: Sendable {
+    private struct State {
+        var entries: [LoggedRequest] = []
+        var inFlight = 0
+        var maxInFlight = 0
+        var aborted: [String: Int] = [:]
+        var bytesSent: [String: Int] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    func arrive(path: String, query: String?, headers: [String: String]) -> Int {
+        state.withLock { state in
+            let index = state.entries.count + 1
+            state.entries.append(LoggedRequest(index: index, path: path, query: query, headers: headers, status: 0))
+            state.inFlight += 1
+            state.maxInFlight = max(state.maxInFlight, state.inFlight)
+            return index
+        }
+    }
+
+    func answered(_ index: Int, status: Int) {
+        state.withLock { state in
+            state.entries[index - 1].status = status
+            state.inFlight -= 1
+        }
+    }
+
+    func sent(_ bytes: Int, path: String) { state.withLock { $0.bytesSent[path, default: 0] += bytes } }
+    func abort(path: String) { state.withLock { $0.aborted[path, default: 0] += 1 } }
+
+    var entries: [LoggedRequest] { state.withLock { $0.entries } }
+    var maxInFlight: Int { state.withLock { $0.maxInFlight } }
+    func count(_ path: String) -> Int { state.withLock { $0.entries.filter { $0.path == path }.count } }
+    func aborted(_ path: String) -> Int { state.withLock { $0.aborted[path] ?? 0 } }
+    func bytesSent(_ path: String) -> Int { state.withLock { $0.bytesSent[path] ?? 0 } }
+    func reset() { state.withLock { $0 = State() } }
+}
+
+/// Logs every request on arrival and its status when the handler returns.
+struct CountingMiddleware<Context: RequestContext>: RouterMiddleware {
+    static var logged: [String] { ["range", "if-range", "if-none-match", "if-modified-since", "authorization", "cookie", "accept", "user-agent"] }
+    let counts: RequestLog
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var headers: [String: String] = [:]
+        for field in request.headers where Self.logged.contains(field.name.canonicalName) {
+            headers[field.name.canonicalName] = field.value
+        }
+        let index = counts.arrive(path: request.uri.path, query: request.uri.query, headers: headers)
+        do {
+            let response = try await next(request, context)
+            counts.answered(index, status: Int(response.status.code))
+            return response
+        } catch {
+            counts.answered(index, status: 500)
+            throw error
+        }
+    }
+}
