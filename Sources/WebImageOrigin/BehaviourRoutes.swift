@@ -10,13 +10,13 @@ import Synchronization
 /// - `/lookup/{name}` answers the image's URL as plain text (relative); `?maxAge=S` allows reuse
 ///   for S seconds (else `no-store`); `?via=header` puts it in `X-Image-URL` instead.
 /// - `/flaky/{name}?fails=K` fails the first K requests of that URL: `&cut=N` sends N bytes and
-///   drops the connection, `&status=C` answers C (with `&retryAfter=S`). Later requests behave
+///   drops the connection, `&failStatus=C` answers C (with `&retryAfter=S`). Later requests behave
 ///   like `/images/{name}`, ranges included.
 /// - `/big?size=N&chunk=C[&length=0][&stall=MS]` streams N bytes (without `Content-Length` when
 ///   `length=0`), counting what was sent and whether the client hung up.
 enum BehaviourRoutes {
     static func add(to router: Router<BasicRequestContext>, files: FileStore, log: RequestLog) {
-        let attempts = Mutex<[String: Int]>([:])
+        let attempts = AttemptCounter()
 
         router.get("/auth/images/{name}") { request, context in
             guard request.headers[.authorization] == "Basic " + Data("user:secret".utf8).base64EncodedString() else {
@@ -56,11 +56,11 @@ enum BehaviourRoutes {
         router.get("/flaky/{name}") { request, context in
             let name = try context.parameters.require("name"), query = request.uri.queryParameters
             let key = "\(name)?\(request.uri.query ?? "")"
-            let attempt = attempts.withLock { $0[key, default: 0] += 1; return $0[key]! }
+            let attempt = attempts.next(key)
             guard attempt <= (query.get("fails", as: Int.self) ?? 1), let file = files[name] else {
                 return try await OriginRoutes.serve(name, request: request, files: files, log: log)
             }
-            if let status = query.get("status", as: Int.self) {
+            if let status = query.get("failStatus", as: Int.self) {
                 var headers = HTTPFields()
                 if let after = query.get("retryAfter") { headers[.retryAfter] = after }
                 return OriginRoutes.text("try again later\n", status: .init(code: status), headers: headers)
@@ -94,4 +94,10 @@ enum BehaviourRoutes {
         headers[.location] = location
         return Response(status: .found, headers: headers)
     }
+}
+
+/// Counts requests per key (a class: the routes' closures share one instance).
+final class AttemptCounter: Sendable {
+    private let counts = Mutex<[String: Int]>([:])
+    func next(_ key: String) -> Int { counts.withLock { $0[key, default: 0] += 1; return $0[key]! } }
 }

@@ -7,11 +7,15 @@ public struct DataRequest: Sendable, Hashable {
     public var headers: [HTTPField]
     /// Total time allowed for the request, response and body.
     public var timeout: Duration
+    /// A hint: the caller refuses bodies larger than this, so a loader that reads ahead of its
+    /// consumer may stop reading past it (the caller enforces the limit either way).
+    public var maxBodySize: Int?
 
-    public init(url: URL, headers: [HTTPField] = [], timeout: Duration = .seconds(15)) {
+    public init(url: URL, headers: [HTTPField] = [], timeout: Duration = .seconds(15), maxBodySize: Int? = nil) {
         self.url = url
         self.headers = headers
         self.timeout = timeout
+        self.maxBodySize = maxBodySize
     }
 }
 

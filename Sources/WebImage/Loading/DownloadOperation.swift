@@ -15,19 +15,32 @@ struct DownloadOperation: Sendable {
     func run() async throws -> DownloadResult {
         var url = request.url
         var stagePriority: RequestPriority? = nil
+        var holdingSlot = false
         if let resolver = configuration.resolvers.first(where: { $0.claims(request.url) }) {
-            url = try await LookupStage(context: context).resolve(request.url, with: resolver)
-            stagePriority = .high  // seed 002: the image stage outranks every look-up
+            let lookup = LookupStage(context: context)
+            if let cached = lookup.cachedImageURL(for: request.url) {
+                url = cached
+            } else {
+                // Seed 002: look-ups wait at low priority, so they never starve image downloads;
+                // the image stage then keeps the look-up's slot, outranking the other look-ups.
+                try await acquire(.low)
+                do {
+                    url = try await lookup.resolve(request.url, with: resolver)
+                } catch {
+                    context.queue.release()
+                    throw error
+                }
+                holdingSlot = true
+            }
+            stagePriority = .high
         }
         var attempt = 0
         while true {
-            try Task.checkCancellation()
-            let priority = max(await context.registry.priority(of: request.identity) ?? request.priority, stagePriority ?? .veryLow)
-            do {
-                try await context.queue.acquire(ticket: ticket, priority: priority)
-            } catch {
-                throw ImageDownloadError.cancelled
+            if !holdingSlot {
+                let priority = max(await context.registry.priority(of: request.identity) ?? request.priority, stagePriority ?? .veryLow)
+                try await acquire(priority)
             }
+            holdingSlot = false
             do {
                 let result = try await attemptWithTimeout(url)
                 context.queue.release()
@@ -43,6 +56,15 @@ struct DownloadOperation: Sendable {
                 context.metrics.retries.increment()
                 do { try await Task.sleep(for: delay) } catch { throw ImageDownloadError.cancelled }
             }
+        }
+    }
+
+    private func acquire(_ priority: RequestPriority) async throws(ImageDownloadError) {
+        do {
+            try Task.checkCancellation()
+            try await context.queue.acquire(ticket: ticket, priority: priority)
+        } catch {
+            throw .cancelled
         }
     }
 
@@ -75,7 +97,7 @@ struct DownloadOperation: Sendable {
             headers.append(HTTPField("Range", "bytes=\(resume.data.count)-"))
             headers.append(HTTPField("If-Range", resume.validator))
         }
-        var dataRequest = DataRequest(url: url, headers: headers, timeout: timeout)
+        var dataRequest = DataRequest(url: url, headers: headers, timeout: timeout, maxBodySize: configuration.maxBodySize)
         if let modifier = configuration.requestModifier {
             guard let modified = try await modifier(dataRequest) else { throw AttemptFailure(.requestRefused) }
             dataRequest = modified

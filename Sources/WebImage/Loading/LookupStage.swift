@@ -1,22 +1,20 @@
 import Foundation
 
-/// The first stage of two-stage loading (seed 002): fetch the look-up URL at low priority and
-/// read the real image URL from its answer, reusing answers while their caching headers allow.
+/// The first stage of two-stage loading (seed 002): fetch the look-up URL and read the real
+/// image URL from its answer, reusing answers while their caching headers allow.
+///
+/// The caller holds a queue slot (taken at low priority) while this runs.
 struct LookupStage {
     let context: DownloadContext
 
+    /// The image URL for `url` if a fresh look-up answer is kept.
+    func cachedImageURL(for url: URL) -> URL? {
+        guard let cached = context.lookups.imageURL(for: url) else { return nil }
+        context.metrics.lookupReuses.increment()
+        return cached
+    }
+
     func resolve(_ url: URL, with resolver: any URLResolving) async throws -> URL {
-        if let cached = context.lookups.imageURL(for: url) {
-            context.metrics.lookupReuses.increment()
-            return cached
-        }
-        let ticket = await context.registry.makeTicket()
-        do {
-            try await context.queue.acquire(ticket: ticket, priority: .low)
-        } catch {
-            throw ImageDownloadError.cancelled
-        }
-        defer { context.queue.release() }
         var request = resolver.lookupRequest(for: url)
         request.timeout = context.configuration.timeout
         request.headers += context.configuration.headers.filter { $0.name.lowercased() != "accept" }

@@ -57,7 +57,7 @@ public struct LookupResolver: URLResolving {
             return resolved
         }
         let text = String(decoding: body.prefix(8192), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !text.isEmpty, let resolved = URL(string: text, relativeTo: response.url)?.absoluteURL,
+        guard !text.isEmpty, !text.contains(where: \.isWhitespace), let resolved = URL(string: text, relativeTo: response.url)?.absoluteURL,
               let scheme = resolved.scheme?.lowercased(), scheme == "http" || scheme == "https"
         else {
             throw ImageDownloadError.resolverFailed("the look-up body is not a URL: \(text.prefix(80))")

@@ -37,17 +37,22 @@ public final class URLSessionDataLoader: DataLoading {
         urlRequest.httpShouldHandleCookies = false
         for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
         let task = session.dataTask(with: urlRequest)
+        let delegate = self.delegate
         let (body, bodyContinuation) = AsyncThrowingStream.makeStream(of: Data.self, bufferingPolicy: .unbounded)
         bodyContinuation.onTermination = { _ in task.cancel() }
         let response: DataResponse = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                delegate.register(task, TaskState(response: continuation, body: bodyContinuation))
+                delegate.register(task, TaskState(response: continuation, body: bodyContinuation, task: task, maxBodySize: request.maxBodySize))
                 task.resume()
             }
         } onCancel: {
             task.cancel()
         }
-        return DataTransfer(response: response, body: DataBody(body) { $0 })
+        let id = task.taskIdentifier
+        return DataTransfer(response: response, body: DataBody(body) { chunk in
+            delegate.consumed(chunk.count, task: id)
+            return chunk
+        })
     }
 }
 
@@ -55,8 +60,15 @@ public final class URLSessionDataLoader: DataLoading {
 struct TaskState: Sendable {
     var response: CheckedContinuation<DataResponse, any Error>?
     let body: AsyncThrowingStream<Data, any Error>.Continuation
+    let task: URLSessionTask
+    /// Past this many body bytes (declared or received) the transfer is stopped at once.
+    let maxBodySize: Int?
+    var received = 0
     var redirects = 0
     var redirectLimitExceeded = false
+    /// Bytes handed to the body stream and not yet read by the consumer.
+    var buffered = 0
+    var paused = false
 }
 
 /// Routes URLSession's callbacks to each task's continuations.
@@ -88,12 +100,57 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             return
         }
         let headers = http.allHeaderFields.map { HTTPField("\($0.key)", "\($0.value)") }
-        continuation?.resume(returning: DataResponse(url: url, statusCode: http.statusCode, headers: headers))
-        completionHandler(.allow)
+        let head = DataResponse(url: url, statusCode: http.statusCode, headers: headers)
+        continuation?.resume(returning: head)
+        // A body declared over the limit is not read at all: the caller refuses it from the head.
+        let limit = tasks.withLock { $0[dataTask.taskIdentifier]?.maxBodySize }
+        if let limit, let declared = head.expectedContentLength, declared > limit {
+            completionHandler(.cancel)
+        } else {
+            completionHandler(.allow)
+        }
     }
 
+    /// Back-pressure: above this many unread bytes the task is paused, below `lowWater` resumed,
+    /// so a slow consumer (or one about to refuse the body) never makes the loader buffer it all.
+    static let highWater = 4 << 20
+    static let lowWater = 1 << 20
+
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        _ = tasks.withLock { $0[dataTask.taskIdentifier] }?.body.yield(data)
+        enum Action { case none, pause, stop }
+        let (body, action) = tasks.withLock { tasks -> (AsyncThrowingStream<Data, any Error>.Continuation?, Action) in
+            guard var state = tasks[dataTask.taskIdentifier] else { return (nil, .none) }
+            state.buffered += data.count
+            state.received += data.count
+            var action = Action.none
+            if let limit = state.maxBodySize, state.received > limit {
+                action = .stop  // the consumer will refuse it: stop reading now
+            } else if !state.paused && state.buffered > Self.highWater {
+                state.paused = true
+                action = .pause
+            }
+            tasks[dataTask.taskIdentifier] = state
+            return (state.body, action)
+        }
+        body?.yield(data)
+        switch action {
+        case .none: break
+        case .pause: dataTask.suspend()
+        case .stop: dataTask.cancel()
+        }
+    }
+
+    /// The consumer read `count` bytes of `task`'s body.
+    func consumed(_ count: Int, task id: Int) {
+        let resume = tasks.withLock { tasks -> URLSessionTask? in
+            guard var state = tasks[id] else { return nil }
+            state.buffered -= count
+            let resume = state.paused && state.buffered < Self.lowWater
+            if resume { state.paused = false }
+            tasks[id] = state
+            return resume ? state.task : nil
+        }
+        resume?.resume()
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

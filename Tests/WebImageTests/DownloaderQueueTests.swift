@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+import WebImage
+import WebImageOrigin
+
+@Suite("Downloader queue: limit, order, priority")
+struct DownloaderQueueTests {
+    @Test(arguments: LoaderKind.allCases)
+    func concurrencyLimitIsNeverExceeded(loader: LoaderKind) async throws {
+        try await withOrigin { origin in
+            let downloader = loader.downloader { $0.maxConcurrentDownloads = 3 }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for n in 1...12 {
+                    group.addTask { _ = try await downloader.download(origin.imageURL("thumb-\(n).jpg", query: "delay=100")) }
+                }
+                try await group.waitForAll()
+            }
+            #expect(origin.maxConcurrentRequests == 3)
+            #expect(origin.totalRequests == 12)
+        }
+    }
+
+    /// Starts a blocker, then queues `names` one by one (each visibly queued before the next).
+    func queue(
+        _ names: [(String, RequestPriority)], on downloader: ImageDownloader, origin: ImageOrigin
+    ) async throws -> [Task<DownloadResult, any Error>] {
+        var tasks: [Task<DownloadResult, any Error>] = [Task { try await downloader.download(origin.imageURL("landscape.jpg", query: "delay=300")) }]
+        #expect(await eventually { downloader.activeDownloads == 1 })
+        for (index, (name, priority)) in names.enumerated() {
+            tasks.append(Task { try await downloader.download(origin.imageURL(name), priority: priority) })
+            #expect(await eventually { downloader.queuedDownloads == index + 1 })
+        }
+        for task in tasks { _ = try await task.value }
+        return tasks
+    }
+
+    func arrivalOrder(_ origin: ImageOrigin) -> [String] {
+        origin.requests.map { String($0.path.split(separator: "/").last ?? "") }.filter { $0 != "landscape.jpg" }
+    }
+
+    @Test(arguments: LoaderKind.allCases)
+    func fifoStartsOldestFirst(loader: LoaderKind) async throws {
+        try await withOrigin { origin in
+            let downloader = loader.downloader { $0.maxConcurrentDownloads = 1 }
+            _ = try await queue([("thumb-1.jpg", .normal), ("thumb-2.jpg", .normal), ("thumb-3.jpg", .normal)], on: downloader, origin: origin)
+            #expect(arrivalOrder(origin) == ["thumb-1.jpg", "thumb-2.jpg", "thumb-3.jpg"])
+        }
+    }
+
+    @Test(arguments: LoaderKind.allCases)
+    func lifoStartsNewestFirst(loader: LoaderKind) async throws {
+        try await withOrigin { origin in
+            let downloader = loader.downloader { $0.maxConcurrentDownloads = 1; $0.executionOrder = .lifo }
+            _ = try await queue([("thumb-1.jpg", .normal), ("thumb-2.jpg", .normal), ("thumb-3.jpg", .normal)], on: downloader, origin: origin)
+            #expect(arrivalOrder(origin) == ["thumb-3.jpg", "thumb-2.jpg", "thumb-1.jpg"])
+        }
+    }
+
+    @Test(arguments: LoaderKind.allCases)
+    func higherPriorityQueuedLaterStartsFirst(loader: LoaderKind) async throws {
+        try await withOrigin { origin in
+            let downloader = loader.downloader { $0.maxConcurrentDownloads = 1 }
+            _ = try await queue([("thumb-1.jpg", .low), ("thumb-2.jpg", .normal), ("thumb-3.jpg", .veryHigh)], on: downloader, origin: origin)
+            #expect(arrivalOrder(origin) == ["thumb-3.jpg", "thumb-2.jpg", "thumb-1.jpg"])
+        }
+    }
+
+    @Test func priorityCanChangeWhileQueued() async throws {
+        try await withOrigin { origin in
+            let downloader = LoaderKind.asyncHTTPClient.downloader { $0.maxConcurrentDownloads = 1 }
+            let blocker = Task { try await downloader.download(origin.imageURL("landscape.jpg", query: "delay=300")) }
+            #expect(await eventually { downloader.activeDownloads == 1 })
+            let low = downloader.downloadToken(ImageDownloadRequest(url: origin.imageURL("thumb-1.jpg"), priority: .low))
+            #expect(await eventually { downloader.queuedDownloads == 1 })
+            let normal = downloader.downloadToken(ImageDownloadRequest(url: origin.imageURL("thumb-2.jpg")))
+            #expect(await eventually { downloader.queuedDownloads == 2 })
+            await low.setPriority(.veryHigh)
+            _ = try await blocker.value
+            _ = try await low.result
+            _ = try await normal.result
+            #expect(arrivalOrder(origin) == ["thumb-1.jpg", "thumb-2.jpg"])
+        }
+    }
+
+    @Test func suspendHoldsQueuedDownloadsAndResumeReleasesThem() async throws {
+        try await withOrigin { origin in
+            let downloader = LoaderKind.asyncHTTPClient.downloader()
+            downloader.suspend()
+            let task = Task { try await downloader.download(origin.imageURL("small.jpg")) }
+            #expect(await eventually { downloader.queuedDownloads == 1 })
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(origin.totalRequests == 0)
+            downloader.resume()
+            #expect(try await task.value.data == SampleFiles.standard["small.jpg"])
+        }
+    }
+
+    @Test func limitChangesWhileRunning() async throws {
+        try await withOrigin { origin in
+            let downloader = LoaderKind.asyncHTTPClient.downloader { $0.maxConcurrentDownloads = 1 }
+            let tasks = (1...6).map { n in Task { try await downloader.download(origin.imageURL("thumb-\(n).jpg", query: "delay=200")) } }
+            #expect(await eventually { downloader.queuedDownloads == 5 })
+            downloader.setMaxConcurrentDownloads(3)
+            #expect(downloader.maxConcurrentDownloads == 3)
+            #expect(await eventually { downloader.activeDownloads == 3 })
+            for task in tasks { _ = try await task.value }
+            #expect(origin.maxConcurrentRequests == 3)
+        }
+    }
+
+    @Test func cancelAllEndsEveryCaller() async throws {
+        try await withOrigin { origin in
+            let downloader = LoaderKind.asyncHTTPClient.downloader { $0.maxConcurrentDownloads = 1 }
+            let tasks = (1...4).map { n in Task { try await downloader.download(origin.imageURL("thumb-\(n).jpg", query: "delay=500")) } }
+            #expect(await eventually { downloader.queuedDownloads == 3 })
+            await downloader.cancelAll()
+            for task in tasks {
+                await #expect(throws: ImageDownloadError.cancelled) { _ = try await task.value }
+            }
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+import WebImage
+import WebImageOrigin
+
+@Suite("Downloader against slow, dying and lying servers")
+struct DownloaderResilienceTests {
+    @Test(arguments: LoaderKind.allCases)
+    func stalledServerTimesOut(loader: LoaderKind) async throws {
+        try await withOrigin { origin in
+            let downloader = loader.downloader { $0.timeout = .milliseconds(400) }
+            let stalled = origin.imageURL("photo.jpg", query: "chunk=1000&stall=5000")
+            #expect(await downloadError { _ = try await downloader.download(stalled) } == .timedOut)
+            let slowHead = ImageDownloadRequest(url: origin.imageURL("small.jpg", query: "delay=3000"), timeout: .milliseconds(200))
+            #expect(await downloadError { _ = try await downloader.download(slowHead) } == .timedOut)
+        }
+    }
+
+    @Test(arguments: LoaderKind.allCases)
+    func bodyCutMidwayIsATransientTransportError(loader: LoaderKind) async throws {
+        try await withOrigin { origin in
+            let downloader = loader.downloader()
+            let error = await downloadError { _ = try await downloader.download(origin.imageURL("photo.jpg", query: "truncate=1000")) }
+            guard case .transport? = error else { Issue.record("unexpected \(String(describing: error))"); return }
+            #expect(error?.isTransient == true)
+        }
+    }
+
+    @Test(arguments: LoaderKind.allCases)
+    func lyingContentLengthTimesOutInsteadOfHanging(loader: LoaderKind) async throws {
+        try await withOrigin { origin in
+            let downloader = loader.downloader { $0.timeout = .milliseconds(500) }
+            #expect(await downloadError { _ = try await downloader.download(origin.imageURL("small.jpg", query: "lie=100")) } == .timedOut)
+        }
+    }
+
+    @Test(arguments: LoaderKind.allCases)
+    func oversizedBodyIsRefusedWithoutBeingBuffered(loader: LoaderKind) async throws {
+        try await withOrigin { origin in
+            let downloader = loader.downloader { $0.maxBodySize = 1 << 20 }
+            let size = 64 << 20
+            let declared = await downloadError { _ = try await downloader.download(origin.url("/big?size=\(size)")) }
+            #expect(declared == .tooLarge(limit: 1 << 20, declared: size))
+            #expect(await eventually { origin.abortedBodies(path: "/big") == 1 })
+
+            let streamed = await downloadError { _ = try await downloader.download(origin.url("/big?size=\(size)&length=0&v=2")) }
+            #expect(streamed == .tooLarge(limit: 1 << 20, declared: nil))
+            #expect(await eventually { origin.abortedBodies(path: "/big") == 2 })
+            #expect(origin.bytesSent(path: "/big") < size / 2)
+        }
+    }
+
+    @Test(arguments: LoaderKind.allCases)
+    func interruptedDownloadResumesWithRangeAndIfRange(loader: LoaderKind) async throws {
+        try await withOrigin { origin in
+            let downloader = loader.downloader { $0.retryPolicy = RetryPolicy(maxRetries: 1, baseDelay: .milliseconds(10)) }
+            let result = try await downloader.download(origin.url("/flaky/photo.jpg?fails=1&cut=20000"))
+            #expect(result.data == SampleFiles.standard["photo.jpg"])
+            let requests = origin.requests
+            #expect(requests.count == 2)
+            #expect(requests[1].headers["range"] == "bytes=20000-")
+            #expect(requests[1].headers["if-range"] != nil)
+            #expect(requests[1].status == 206)
+        }
+    }
+
+    @Test(arguments: LoaderKind.allCases)
+    func resumeAnsweredWithFullBodyRestarts(loader: LoaderKind) async throws {
+        try await withOrigin { origin in
+            let downloader = loader.downloader { $0.retryPolicy = RetryPolicy(maxRetries: 1, baseDelay: .milliseconds(10)) }
+            let result = try await downloader.download(origin.url("/flaky/photo.jpg?fails=1&cut=20000&norange=1"))
+            #expect(result.data == SampleFiles.standard["photo.jpg"])
+            #expect(origin.requests.map(\.status) == [200, 200])
+            #expect(origin.requests[1].headers["range"] == "bytes=20000-")
+        }
+    }
+
+    @Test func resumeWorksAcrossSeparateDownloadCalls() async throws {
+        try await withOrigin { origin in
+            let downloader = LoaderKind.asyncHTTPClient.downloader()
+            let url = origin.url("/flaky/landscape.jpg?fails=1&cut=30000")
+            #expect(await downloadError { _ = try await downloader.download(url) }?.isTransient == true)
+            let downloaded = try await downloader.download(url)
+            #expect(downloaded.data == SampleFiles.standard["landscape.jpg"])
+            #expect(origin.requests.last?.status == 206)
+        }
+    }
+
+    @Test(arguments: LoaderKind.allCases)
+    func transientStatusIsRetriedWithBackoffAndRetryAfter(loader: LoaderKind) async throws {
+        try await withOrigin { origin in
+            let downloader = loader.downloader { $0.retryPolicy = RetryPolicy(maxRetries: 3, baseDelay: .milliseconds(10)) }
+            let result: DownloadResult
+            do { result = try await downloader.download(origin.url("/flaky/small.jpg?fails=2&failStatus=503&retryAfter=0")) } catch {
+                Issue.record("\(error) \(origin.requests.map { "\($0.path) \($0.query ?? "") \($0.status)" })")
+                return
+            }
+            #expect(result.data == SampleFiles.standard["small.jpg"])
+            #expect(origin.requests.map(\.status) == [503, 503, 200])
+
+            let gaveUp = await downloadError { _ = try await downloader.download(origin.url("/flaky/small.jpg?fails=9&failStatus=429&retryAfter=0")) }
+            #expect(gaveUp == .badStatusCode(429))
+            #expect(origin.requestCount(path: "/flaky/small.jpg") == 3 + 4)
+        }
+    }
+
+    @Test(arguments: LoaderKind.allCases)
+    func permanentFailuresAreNotRetried(loader: LoaderKind) async throws {
+        try await withOrigin { origin in
+            let downloader = loader.downloader { $0.retryPolicy = RetryPolicy(maxRetries: 3, baseDelay: .milliseconds(10)) }
+            #expect(await downloadError { _ = try await downloader.download(origin.imageURL("missing.jpg")) } == .badStatusCode(404))
+            #expect(origin.requestCount(path: "/images/missing.jpg") == 1)
+        }
+    }
+
+    @Test func retryPolicyDelays() {
+        let policy = RetryPolicy(maxRetries: 3, baseDelay: .milliseconds(100), maxDelay: .milliseconds(300), maxRetryAfter: .seconds(10))
+        #expect(policy.delay(beforeRetry: 1, after: .timedOut, retryAfter: nil) == .milliseconds(100))
+        #expect(policy.delay(beforeRetry: 2, after: .timedOut, retryAfter: nil) == .milliseconds(200))
+        #expect(policy.delay(beforeRetry: 3, after: .badStatusCode(502), retryAfter: nil) == .milliseconds(300))
+        #expect(policy.delay(beforeRetry: 4, after: .timedOut, retryAfter: nil) == nil)
+        #expect(policy.delay(beforeRetry: 1, after: .badStatusCode(503), retryAfter: "7") == .seconds(7))
+        #expect(policy.delay(beforeRetry: 1, after: .badStatusCode(429), retryAfter: "120") == .seconds(10))
+        #expect(policy.delay(beforeRetry: 1, after: .badStatusCode(404), retryAfter: nil) == nil)
+        #expect(policy.delay(beforeRetry: 1, after: .cancelled, retryAfter: nil) == nil)
+        #expect(RetryPolicy.none.delay(beforeRetry: 1, after: .timedOut, retryAfter: nil) == nil)
+    }
+}
