@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
         .package(url: "https://github.com/apple/swift-collections.git", exact: "1.6.0"),
         .package(url: "https://github.com/vapor/console-kit.git", exact: "4.16.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", exact: "2.37.6"),
     ],
     targets: [
         // Thin system-library wrappers over Debian's codec packages (see scripts/setup).
@@ -36,6 +37,7 @@ let package = Package(
             dependencies: [
                 "CTurboJPEG", "CSpng", "CWebP", "CGIF",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -50,6 +52,9 @@ let package = Package(
             dependencies: [
                 "WebImage",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -69,6 +74,7 @@ let package = Package(
                 "WebImage", "WebImageOrigin",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
+            exclude: ["Fixtures"],
             swiftSettings: strict
         ),
     ],

@@ -1,5 +1,8 @@
 public import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import NIOSSL
 public import Logging
 import Synchronization
 
@@ -18,20 +21,31 @@ import Synchronization
 public final class ImageOrigin: Sendable {
     /// The port the server listens on.
     public let port: Int
+    /// `http`, or `https` when started with a certificate.
+    public let scheme: String
     private let log: RequestLog
     private let files: FileStore
     private let task: Task<Void, any Error>
 
     /// Starts a server serving `files` (name → bytes) under `/images/`.
-    public static func start(files: [String: Data], logger: Logger? = nil) async throws -> ImageOrigin {
+    /// - Parameter tls: PEM certificate and key; the server then speaks HTTPS only.
+    public static func start(files: [String: Data], tls: (certificate: Data, key: Data)? = nil, logger: Logger? = nil) async throws -> ImageOrigin {
         let log = RequestLog()
         let store = FileStore(files)
         let router = OriginRoutes.router(files: store, log: log)
         var quiet = Logger(label: "webimage.origin")
         quiet.logLevel = .critical
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        var server = HTTPServerBuilder.http1()
+        if let tls {
+            let configuration = TLSConfiguration.makeServerConfiguration(
+                certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(tls.certificate)).map { .certificate($0) },
+                privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(tls.key), format: .pem)))
+            server = try .tls(.http1(), tlsConfiguration: configuration)
+        }
         let app = Application(
             router: router,
+            server: server,
             configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "webimage-origin"),
             onServerRunning: { channel in
                 continuation.yield(channel.localAddress?.port ?? 0)
@@ -44,21 +58,22 @@ public final class ImageOrigin: Sendable {
             task.cancel()
             throw OriginError.didNotStart
         }
-        return ImageOrigin(port: port, log: log, files: store, task: task)
+        return ImageOrigin(port: port, scheme: tls == nil ? "http" : "https", log: log, files: store, task: task)
     }
 
-    private init(port: Int, log: RequestLog, files: FileStore, task: Task<Void, any Error>) {
+    private init(port: Int, scheme: String, log: RequestLog, files: FileStore, task: Task<Void, any Error>) {
         self.port = port
+        self.scheme = scheme
         self.log = log
         self.files = files
         self.task = task
     }
 
-    /// `http://127.0.0.1:PORT`.
-    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    /// `http://127.0.0.1:PORT` (or `https://`).
+    public var baseURL: URL { URL(string: "\(scheme)://127.0.0.1:\(port)")! }
 
     /// An absolute URL for `pathAndQuery` (which starts with `/`).
-    public func url(_ pathAndQuery: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(pathAndQuery)")! }
+    public func url(_ pathAndQuery: String) -> URL { URL(string: "\(scheme)://127.0.0.1:\(port)\(pathAndQuery)")! }
 
     /// The URL of an image served by name.
     public func imageURL(_ name: String, query: String? = nil) -> URL {

@@ -2,6 +2,7 @@ public import AsyncHTTPClient
 import Foundation
 internal import NIOCore
 internal import NIOHTTP1
+internal import NIOSSL
 
 /// The default ``DataLoading``: AsyncHTTPClient, streaming bodies chunk by chunk.
 ///
@@ -17,8 +18,15 @@ public final class HTTPDataLoader: DataLoading {
     private let ownsClient: Bool
 
     /// Creates a loader with its own `HTTPClient`.
-    public init(maxRedirects: Int = 10, connectTimeout: Duration = .seconds(10)) {
+    /// - Parameter allowsInvalidCertificates: accept any TLS certificate (self-signed, expired,
+    ///   wrong host). Off by default; for development servers only.
+    public init(maxRedirects: Int = 10, connectTimeout: Duration = .seconds(10), allowsInvalidCertificates: Bool = false) {
         var configuration = HTTPClient.Configuration()
+        if allowsInvalidCertificates {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.certificateVerification = .none
+            configuration.tlsConfiguration = tls
+        }
         configuration.redirectConfiguration = .follow(max: maxRedirects, allowCycles: false)
         configuration.timeout.connect = .nanoseconds(connectTimeout.nanoseconds)
         configuration.decompression = .disabled
@@ -101,5 +109,14 @@ extension ImageDownloadError {
             }
         }
         self = .transport(underlying: error)
+    }
+}
+
+/// Transport failures that trying again will not fix.
+enum TransportFailure {
+    /// TLS failures (an untrusted or invalid certificate, a failed handshake) are permanent.
+    static func isPermanent(_ error: any Error) -> Bool {
+        if error is NIOSSLError || error is BoringSSLError { return true }
+        return String(reflecting: type(of: error)).contains("SSL")
     }
 }

@@ -52,7 +52,8 @@ public enum ImageDownloadError: Error, Sendable, CustomStringConvertible {
     /// Whether trying again later may succeed.
     public var isTransient: Bool {
         switch self {
-        case .timedOut, .transport, .cancelled: true
+        case .timedOut, .cancelled: true
+        case .transport(let underlying): !TransportFailure.isPermanent(underlying)
         case .badStatusCode(let code): code == 408 || code == 429 || code >= 500
         default: false
         }
