@@ -29,6 +29,7 @@ final class Fixtures: Sendable {
     }
 }
 
+// Benchmarks run one at a time on one task, so this lazily-filled global is never raced.
 nonisolated(unsafe) var shared: Fixtures?
 
 func fixtures() async throws -> Fixtures {
@@ -42,6 +43,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
         maxDuration: .seconds(3))
+    loadingBenchmarks()
 
     Benchmark("Memory hit: image(for:) async", configuration: .init(scalingFactor: .kilo)) { benchmark in
         let f = try await fixtures()

@@ -1,0 +1,107 @@
+import AsyncHTTPClient
+import Benchmark
+import Foundation
+import WebImage
+import WebImageOrigin
+
+// Targets (issue 3), checked by scripts/bench-report from these benchmarks' results:
+// - 2,000 small (10–50 KB) + 20 large (5 MB) images at concurrency 6: the downloader reaches
+//   ≥ 0.9 × the throughput of a plain AsyncHTTPClient loop doing the same requests;
+// - coalescing 1,000 concurrent callers of one URL costs < 10 µs per extra caller;
+// - a 200 MB body raises peak memory by ≤ body size + 32 MB.
+
+/// The loading fixtures: an origin with 2,000 small and 20 large bodies.
+final class LoadingFixtures: Sendable {
+    let origin: ImageOrigin
+    let urls: [URL]
+    let client: HTTPClient
+
+    init() async throws {
+        var files: [String: Data] = [:]
+        var generator = SystemRandomNumberGenerator()
+        let smallBodies = (0..<40).map { n in Data((0..<(10_000 + n * 1_000)).map { _ in UInt8.random(in: 0...255, using: &generator) }) }
+        for n in 0..<2000 { files["s\(n).jpg"] = smallBodies[n % smallBodies.count] }
+        let large = Data((0..<(5 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        for n in 0..<20 { files["l\(n).jpg"] = large }
+        origin = try await ImageOrigin.start(files: files)
+        urls = (0..<2000).map { origin.imageURL("s\($0).jpg") } + (0..<20).map { origin.imageURL("l\($0).jpg") }
+        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+    }
+}
+
+// Benchmarks run one at a time on one task, so this lazily-filled global is never raced.
+nonisolated(unsafe) var sharedLoading: LoadingFixtures?
+
+func loadingFixtures() async throws -> LoadingFixtures {
+    if let sharedLoading { return sharedLoading }
+    let made = try await LoadingFixtures()
+    sharedLoading = made
+    return made
+}
+
+/// Runs `work` over `items` with at most `width` at once.
+func forEachConcurrently<T: Sendable>(_ items: [T], width: Int, _ work: @escaping @Sendable (T) async throws -> Void) async throws {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        var next = 0
+        while next < min(width, items.count) { let item = items[next]; group.addTask { try await work(item) }; next += 1 }
+        while try await group.next() != nil {
+            if next < items.count { let item = items[next]; group.addTask { try await work(item) }; next += 1 }
+        }
+    }
+}
+
+func loadingBenchmarks() {
+    let batch = Benchmark.Configuration(metrics: [.wallClock, .peakMemoryResident], maxDuration: .seconds(20), maxIterations: 5)
+
+    Benchmark("Batch 2000 small + 20 large: plain AsyncHTTPClient, 6 at once", configuration: batch) { benchmark in
+        let f = try await loadingFixtures()
+        benchmark.startMeasurement()
+        try await forEachConcurrently(f.urls, width: 6) { url in
+            let response = try await f.client.execute(HTTPClientRequest(url: url.absoluteString), timeout: .seconds(30))
+            blackHole(try await response.body.collect(upTo: 64 << 20))
+        }
+    }
+
+    for kind in ["AsyncHTTPClient", "URLSession"] {
+        Benchmark("Batch 2000 small + 20 large: ImageDownloader over \(kind)", configuration: batch) { benchmark in
+            let f = try await loadingFixtures()
+            let loader: any DataLoading = kind == "URLSession" ? URLSessionDataLoader() : HTTPDataLoader(client: f.client)
+            let downloader = ImageDownloader(loader: loader)
+            benchmark.startMeasurement()
+            // Every request is handed to the downloader at once; its queue keeps 6 running.
+            try await forEachConcurrently(f.urls, width: f.urls.count) { url in blackHole(try await downloader.download(url)) }
+        }
+    }
+
+    let coalescing = Benchmark.Configuration(metrics: [.wallClock], maxDuration: .seconds(5))
+    for callers in [1, 1000] {
+        Benchmark("Coalescing: \(callers) concurrent caller(s) of one URL", configuration: coalescing) { benchmark in
+            let f = try await loadingFixtures()
+            let downloader = ImageDownloader(loader: HTTPDataLoader(client: f.client))
+            let url = f.urls[0]
+            benchmark.startMeasurement()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<callers { group.addTask { blackHole(try await downloader.download(url)) } }
+                try await group.waitForAll()
+            }
+        }
+    }
+
+    let memory = Benchmark.Configuration(metrics: [.wallClock, .peakMemoryResident], maxDuration: .seconds(20), maxIterations: 3)
+    Benchmark("Memory baseline (fixtures only)", configuration: memory) { benchmark in
+        let f = try await loadingFixtures()
+        blackHole(f)
+    }
+    for kind in ["AsyncHTTPClient", "URLSession"] {
+        Benchmark("Download a 200 MB body over \(kind)", configuration: memory) { benchmark in
+            let f = try await loadingFixtures()
+            var configuration = ImageDownloaderConfiguration()
+            configuration.maxBodySize = 256 << 20
+            configuration.timeout = .seconds(60)
+            let loader: any DataLoading = kind == "URLSession" ? URLSessionDataLoader() : HTTPDataLoader(client: f.client)
+            let downloader = ImageDownloader(loader: loader, configuration: configuration)
+            benchmark.startMeasurement()
+            blackHole(try await downloader.download(f.origin.url("/big?size=\(200 << 20)&chunk=262144")).data.count)
+        }
+    }
+}
