@@ -16,6 +16,7 @@ public final class ImagePipeline: Sendable {
     public let configuration: Configuration
     private let loads = TaskCoalescer<String, ImageResponse>()
     private let logger = Logger(label: "webimage.pipeline")
+    private let metrics = PipelineMetrics()
 
     public init(configuration: Configuration = .init()) {
         self.configuration = configuration
@@ -31,7 +32,7 @@ public final class ImagePipeline: Sendable {
     public func image(for request: ImageRequest) async throws(ImagePipelineError) -> ImageResponse {
         let key = request.cacheKey
         if let image = cachedImage(forKey: key) {
-            Counter(label: "webimage_pipeline_hits_total", dimensions: [("source", "memory")]).increment()
+            metrics.memoryHits.increment()
             return ImageResponse(image: image, data: nil, source: .memory, request: request)
         }
         do {
@@ -77,7 +78,7 @@ public final class ImagePipeline: Sendable {
             do {
                 let image = try decode(data, key: key)
                 configuration.memoryCache?[key] = image
-                Counter(label: "webimage_pipeline_hits_total", dimensions: [("source", "disk")]).increment()
+                metrics.diskHits.increment()
                 return ImageResponse(image: image, data: data, source: .disk, request: request)
             } catch {
                 // A damaged entry is removed and the image is fetched again.
@@ -104,10 +105,10 @@ public final class ImagePipeline: Sendable {
                 try await dataCache.store(download.data, for: key)
             } catch {
                 // The image is still delivered; only its persistence failed (logged by the cache).
-                Counter(label: "webimage_disk_cache_store_failures_total").increment()
+                metrics.diskStoreFailures.increment()
             }
         }
-        Counter(label: "webimage_pipeline_hits_total", dimensions: [("source", "network")]).increment()
+        metrics.networkLoads.increment()
         return ImageResponse(image: image, data: download.data, source: .network, httpResponse: download.response, request: request)
     }
 
@@ -116,4 +117,12 @@ public final class ImagePipeline: Sendable {
         options.scale = Image.scaleFactor(forKey: key)
         return try configuration.coders.decode(data, options: options)
     }
+}
+
+/// The pipeline's swift-metrics instruments, made once per pipeline (not per image).
+struct PipelineMetrics: Sendable {
+    let memoryHits = Counter(label: "webimage_pipeline_images_total", dimensions: [("source", "memory")])
+    let diskHits = Counter(label: "webimage_pipeline_images_total", dimensions: [("source", "disk")])
+    let networkLoads = Counter(label: "webimage_pipeline_images_total", dimensions: [("source", "network")])
+    let diskStoreFailures = Counter(label: "webimage_disk_cache_store_failures_total")
 }
