@@ -23,7 +23,8 @@ final class LoadingFixtures: Sendable {
         for n in 0..<2000 { files["s\(n).jpg"] = smallBodies[n % smallBodies.count] }
         let large = Data((0..<(5 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) })
         for n in 0..<20 { files["l\(n).jpg"] = large }
-        origin = try await ImageOrigin.start(files: files)
+        let origin = try await ImageOrigin.start(files: files)
+        self.origin = origin
         urls = (0..<2000).map { origin.imageURL("s\($0).jpg") } + (0..<20).map { origin.imageURL("l\($0).jpg") }
         client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
     }

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Reads ordo-one/benchmark's histogramPercentiles export and prints the targets as ratios.
+
+Usage: bench_ratios.py DIR   (the --path given to `swift package benchmark`)
+"""
+import glob
+import os
+import re
+import sys
+
+UNITS = {"ns": 1e-9, "μs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0,
+         "#": 1, "K": 1e3, "M": 1e6, "G": 1e9, "k": 1e3}
+
+
+def load(directory):
+    """{(benchmark name, metric): {percentile: value in base units (seconds or count)}}"""
+    results = {}
+    for path in glob.glob(os.path.join(directory, "*.histogram.percentiles.tsv")):
+        name = os.path.basename(path)[: -len(".histogram.percentiles.tsv")]
+        parts = name.split(".")
+        metric = parts[-1]
+        bench = ".".join(parts[2:-1]).replace("_", " ")  # baseline.target.NAME.metric
+        with open(path, encoding="utf-8") as f:
+            header = f.readline()
+            unit = re.findall(r"\(([^()]*)\)\s*\*?\s*$", header.strip())
+            scale = UNITS.get(unit[0], 1) if unit else 1
+            values = {}
+            for line in f:
+                p, v = line.strip().split("\t")
+                values[int(p)] = float(v) * scale
+        results[(bench, metric)] = values
+    return results
+
+
+def p50(results, prefix, metric="wallClock"):
+    for (bench, m), values in results.items():
+        if m == metric and bench.startswith(prefix):
+            return values[50]
+    return None
+
+
+def line(label, value, target, ok):
+    mark = "ok " if ok else "MISS"
+    print(f"[{mark}] {label}: {value}  (target {target})")
+
+
+def main():
+    results = load(sys.argv[1])
+    if not results:
+        sys.exit("no benchmark results found in " + sys.argv[1])
+    print("p50 of every benchmark:")
+    for (bench, metric), values in sorted(results.items()):
+        unit = "s" if metric == "wallClock" else ""
+        print(f"  {bench} [{metric}] p50 = {values[50]:.6g}{unit}")
+    print()
+
+    hit = p50(results, "Memory hit: image(for:)")
+    if hit is not None:
+        line("memory hit, async API, p50", f"{hit * 1e9:.0f} ns", "≤ 2000 ns", hit <= 2e-6)
+    sync = p50(results, "Memory hit: cachedImage(forKey:)")
+    if sync is not None:
+        line("memory hit, synchronous look-up, p50", f"{sync * 1e9:.0f} ns", "≤ 200 ns", sync <= 200e-9)
+    cold, plain, decode = (p50(results, n) for n in ("Cold fetch + decode", "Plain AsyncHTTPClient download", "Plain TurboJPEG decode"))
+    if None not in (cold, plain, decode):
+        ratio = cold / (plain + decode)
+        line("cold fetch + decode ÷ (plain download + plain decode)", f"{ratio:.2f}×", "≤ 1.2×", ratio <= 1.2)
+    wrapped = p50(results, "Decode 1 MP JPEG (JPEGCoder)")
+    if None not in (wrapped, decode):
+        line("JPEGCoder decode ÷ plain TurboJPEG decode", f"{wrapped / decode:.2f}×", "≤ 1.1×", wrapped / decode <= 1.1)
+
+    base = p50(results, "Batch 2000 small + 20 large: plain AsyncHTTPClient")
+    for kind in ("AsyncHTTPClient", "URLSession"):
+        ours = p50(results, f"Batch 2000 small + 20 large: ImageDownloader over {kind}")
+        if None not in (base, ours):
+            line(f"downloader ({kind}) throughput ÷ plain AsyncHTTPClient", f"{base / ours:.2f}×", "≥ 0.9×", base / ours >= 0.9)
+    one, many = p50(results, "Coalescing: 1 concurrent"), p50(results, "Coalescing: 1000 concurrent")
+    if None not in (one, many):
+        per = (many - one) / 999
+        line("coalescing cost per extra caller", f"{per * 1e6:.2f} µs", "< 10 µs", per < 10e-6)
+    baseline = p50(results, "Memory baseline", "peakMemoryResident")
+    for kind in ("AsyncHTTPClient", "URLSession"):
+        peak = p50(results, f"Download a 200 MB body over {kind}", "peakMemoryResident")
+        if None not in (baseline, peak):
+            rise = (peak - baseline) / 2**20
+            line(f"200 MB body over {kind}: peak memory rise", f"{rise:.0f} MiB", "≤ 232 MiB", rise <= 232)
+
+
+if __name__ == "__main__":
+    main()
