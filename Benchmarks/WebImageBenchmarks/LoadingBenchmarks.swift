@@ -79,7 +79,9 @@ func loadingBenchmarks() {
         Benchmark("Coalescing: \(callers) concurrent caller(s) of one URL", configuration: coalescing) { benchmark in
             let f = try await loadingFixtures()
             let downloader = ImageDownloader(loader: HTTPDataLoader(client: f.client))
-            let url = f.urls[0]
+            // The origin waits 20 ms before answering, so every caller joins the one download;
+            // (1000-caller time − 1-caller time) / 999 is the cost of one extra caller.
+            let url = f.origin.imageURL("s0.jpg", query: "delay=20")
             benchmark.startMeasurement()
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<callers { group.addTask { blackHole(try await downloader.download(url)) } }

@@ -26,6 +26,9 @@ actor DownloadRegistry {
     private var downloads: [String: Shared] = [:]
     private var nextTicket: UInt64 = 0
     let queue: DownloadQueue
+    /// Keys whose shared download has callers that want progress: read without a hop, so an
+    /// unobserved download streams its body without visiting this actor per chunk.
+    private let observed = Mutex<[String: Int]>([:])
 
     init(queue: DownloadQueue) {
         self.queue = queue
@@ -33,6 +36,16 @@ actor DownloadRegistry {
 
     /// Shared downloads in flight (queued or running).
     var count: Int { downloads.count }
+
+    /// Whether any caller of `key` wants progress reports.
+    nonisolated func isObserved(_ key: String) -> Bool { observed.withLock { $0[key] != nil } }
+
+    private func observe(_ key: String, _ delta: Int) {
+        observed.withLock { counts in
+            let value = (counts[key] ?? 0) + delta
+            counts[key] = value > 0 ? value : nil
+        }
+    }
 
     func makeTicket() -> UInt64 {
         nextTicket += 1
@@ -54,6 +67,7 @@ actor DownloadRegistry {
                 let subscriber = Subscriber(
                     continuation: continuation, priority: request.priority, progress: progress,
                     interval: request.progressInterval, wantsPartialData: request.wantsPartialData)
+                if progress != nil { observe(key, 1) }
                 if var shared = downloads[key] {
                     let before = shared.priority
                     shared.subscribers[id] = subscriber
@@ -110,6 +124,7 @@ actor DownloadRegistry {
     func cancelAll() {
         let all = downloads
         downloads.removeAll()
+        observed.withLock { $0.removeAll() }
         for shared in all.values {
             shared.task?.cancel()
             for subscriber in shared.subscribers.values { subscriber.continuation.resume(throwing: ImageDownloadError.cancelled) }
@@ -118,6 +133,7 @@ actor DownloadRegistry {
 
     func unsubscribe(key: String, id: UInt64) {
         guard var shared = downloads[key], let subscriber = shared.subscribers.removeValue(forKey: id) else { return }
+        if subscriber.progress != nil { observe(key, -1) }
         subscriber.continuation.resume(throwing: ImageDownloadError.cancelled)
         if shared.subscribers.isEmpty {
             shared.task?.cancel()
@@ -131,6 +147,7 @@ actor DownloadRegistry {
     private func finish(_ key: String, _ ticket: UInt64, _ result: Result<DownloadResult, any Error>) {
         guard let shared = downloads[key], shared.ticket == ticket else { return }
         downloads[key] = nil
+        observe(key, -shared.subscribers.values.filter { $0.progress != nil }.count)
         if case .success(let value) = result {
             // The last report: every caller ends at the body size.
             for subscriber in shared.subscribers.values where subscriber.lastReceived < value.data.count {
@@ -148,3 +165,4 @@ actor DownloadRegistry {
 }
 
 import Foundation
+import Synchronization

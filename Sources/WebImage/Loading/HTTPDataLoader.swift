@@ -1,6 +1,7 @@
 public import AsyncHTTPClient
 import Foundation
 internal import NIOCore
+internal import NIOFoundationCompat
 internal import NIOHTTP1
 internal import NIOSSL
 
@@ -80,7 +81,8 @@ private struct MappedBody: AsyncSequence, Sendable {
         mutating func next() async throws -> Data? {
             do {
                 guard let buffer = try await base.next() else { return nil }
-                return Data(buffer.readableBytesView)
+                // No copy: the Data keeps the ByteBuffer's storage alive.
+                return Data(buffer: buffer, byteTransferStrategy: .noCopy)
             } catch {
                 throw ImageDownloadError(transportError: error)
             }
