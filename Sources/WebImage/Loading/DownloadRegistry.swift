@@ -16,11 +16,37 @@ actor DownloadRegistry {
         var lastReceived = -1
     }
 
-    private struct Shared {
+    /// A class, so that joining, reporting and leaving mutate in place (no copy of the
+    /// subscriber table per caller). Only touched on the registry actor.
+    private final class Shared {
         let ticket: UInt64
         var task: Task<Void, Never>?
         var subscribers: [UInt64: Subscriber] = [:]
-        var priority: RequestPriority { subscribers.values.map(\.priority).max() ?? .veryLow }
+        /// The highest subscriber priority, kept current: a join only compares (O(1)); a leave
+        /// or a lowered priority recomputes.
+        private(set) var priority = RequestPriority.veryLow
+
+        init(ticket: UInt64) { self.ticket = ticket }
+
+        func add(_ id: UInt64, _ subscriber: Subscriber) {
+            subscribers[id] = subscriber
+            priority = max(priority, subscriber.priority)
+        }
+
+        func remove(_ id: UInt64) -> Subscriber? {
+            let removed = subscribers.removeValue(forKey: id)
+            if removed?.priority == priority { recompute() }
+            return removed
+        }
+
+        func setPriority(_ value: RequestPriority, of id: UInt64) {
+            subscribers[id]?.priority = value
+            if value >= priority { priority = value } else { recompute() }
+        }
+
+        private func recompute() {
+            priority = subscribers.values.reduce(RequestPriority.veryLow) { max($0, $1.priority) }
+        }
     }
 
     private var downloads: [String: Shared] = [:]
@@ -68,16 +94,15 @@ actor DownloadRegistry {
                     continuation: continuation, priority: request.priority, progress: progress,
                     interval: request.progressInterval, wantsPartialData: request.wantsPartialData)
                 if progress != nil { observe(key, 1) }
-                if var shared = downloads[key] {
+                if let shared = downloads[key] {
                     let before = shared.priority
-                    shared.subscribers[id] = subscriber
-                    downloads[key] = shared
+                    shared.add(id, subscriber)
                     if shared.priority != before { reprioritize(shared) }
                     return
                 }
                 let ticket = makeTicket()
-                var shared = Shared(ticket: ticket)
-                shared.subscribers[id] = subscriber
+                let shared = Shared(ticket: ticket)
+                shared.add(id, subscriber)
                 shared.task = Task {
                     let result: Result<DownloadResult, any Error>
                     do { result = .success(try await start(ticket)) } catch { result = .failure(error) }
@@ -95,16 +120,15 @@ actor DownloadRegistry {
 
     /// Changes one caller's priority; the shared download follows its highest caller.
     func setPriority(_ priority: RequestPriority, key: String, id: UInt64) {
-        guard var shared = downloads[key], shared.subscribers[id] != nil else { return }
-        shared.subscribers[id]?.priority = priority
-        downloads[key] = shared
+        guard let shared = downloads[key], shared.subscribers[id] != nil else { return }
+        shared.setPriority(priority, of: id)
         reprioritize(shared)
     }
 
     /// Reports progress of the shared download of `key` to each of its callers, honouring
     /// each caller's minimum interval and never going backwards.
     func report(key: String, ticket: UInt64, received: Int, expected: Int?, data: @autoclosure () -> Data) {
-        guard var shared = downloads[key], shared.ticket == ticket else { return }
+        guard let shared = downloads[key], shared.ticket == ticket else { return }
         let now = ContinuousClock.now
         let complete = expected.map { received >= $0 } ?? false
         var partial: Data?
@@ -117,7 +141,6 @@ actor DownloadRegistry {
             subscriber.lastReceived = received
             shared.subscribers[id] = subscriber
         }
-        downloads[key] = shared
     }
 
     /// Cancels every shared download; each caller gets ``ImageDownloadError/cancelled``.
@@ -132,14 +155,13 @@ actor DownloadRegistry {
     }
 
     func unsubscribe(key: String, id: UInt64) {
-        guard var shared = downloads[key], let subscriber = shared.subscribers.removeValue(forKey: id) else { return }
+        guard let shared = downloads[key], let subscriber = shared.remove(id) else { return }
         if subscriber.progress != nil { observe(key, -1) }
         subscriber.continuation.resume(throwing: ImageDownloadError.cancelled)
         if shared.subscribers.isEmpty {
             shared.task?.cancel()
             downloads[key] = nil
         } else {
-            downloads[key] = shared
             reprioritize(shared)
         }
     }
