@@ -24,9 +24,7 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
     public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
         try Self.withDecoder(data) { ctx throws(ImageDecodingError) in
             let header = try Self.header(ctx)
-            guard header.totalPixelCount <= options.maxPixelCount else {
-                throw .tooManyPixels(width: header.pixelWidth, height: header.pixelHeight, frames: 1, limit: options.maxPixelCount)
-            }
+            try options.checkPixelLimit(header)
             let format = Int32(SPNG_FMT_RGBA8.rawValue)
             var size = 0
             try Self.check(spng_decoded_image_size(ctx, format, &size))
@@ -38,7 +36,8 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
             let isOpaque = header.hasAlpha ? PixelOperations.premultiply(&pixels) : true
             return Image(
                 format: .png, pixelWidth: header.pixelWidth, pixelHeight: header.pixelHeight,
-                pixels: pixels, isOpaque: isOpaque, scale: options.scale)
+                pixels: pixels, isOpaque: isOpaque, scale: options.scale
+            ).fittingThumbnail(options)
         }
     }
 
