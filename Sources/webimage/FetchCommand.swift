@@ -26,8 +26,15 @@ struct FetchCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the summary as one JSON object.")
     var json = false
 
+    @Option(name: .long, help: "Write thumbnails that fit inside WIDTHxHEIGHT (aspect kept, never enlarged).")
+    var resize: String?
+
+    @Option(name: .long, help: "Re-encode as jpeg, png, webp or gif (the file extension follows).")
+    var format: String?
+
     func validate() throws {
         guard concurrency > 0 else { throw ValidationError("--concurrency must be at least 1") }
+        do { _ = try OutputTransform(resize: resize, format: format) } catch { throw ValidationError("\(error)") }
     }
 
     func run() async throws {
@@ -44,12 +51,13 @@ struct FetchCommand: AsyncParsableCommand {
         var summary = FetchSummary()
         summary.requested = list.count
         let names = OutputNames()
+        let transform = try OutputTransform(resize: resize, format: format)
         await withTaskGroup(of: (String, Result<(ImageSource, Int), any Error>).self) { group in
             var next = 0
             func add() {
                 let raw = list[next]
                 next += 1
-                group.addTask { (raw, await Self.fetchOne(raw, pipeline: pipeline, into: outputDir, names: names)) }
+                group.addTask { (raw, await Self.fetchOne(raw, pipeline: pipeline, into: outputDir, names: names, transform: transform)) }
             }
             while next < min(concurrency, list.count) { add() }
             var done = 0
@@ -75,7 +83,7 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     private static func fetchOne(
-        _ raw: String, pipeline: ImagePipeline, into dir: URL, names: OutputNames
+        _ raw: String, pipeline: ImagePipeline, into dir: URL, names: OutputNames, transform: OutputTransform?
     ) async -> Result<(ImageSource, Int), any Error> {
         do {
             guard let url = URL(string: raw.trimmingCharacters(in: .whitespaces)), url.scheme != nil else {
@@ -83,10 +91,15 @@ struct FetchCommand: AsyncParsableCommand {
             }
             let request = ImageRequest(url: url)
             let response = try await pipeline.image(for: request)
-            guard let data = try await originalData(response, pipeline: pipeline) else {
+            guard var data = try await originalData(response, pipeline: pipeline) else {
                 throw CLIError("original bytes are not available")
             }
-            let name = await names.name(for: url, format: response.image.format)
+            var nameURL = url, format = response.image.format
+            if let transform {
+                (data, format) = try transform.apply(to: data, sourceFormat: format)
+                nameURL = url.deletingPathExtension().appendingPathExtension(format.fileExtension)
+            }
+            let name = await names.name(for: nameURL, format: format)
             try data.write(to: dir.appendingPathComponent(name), options: .atomic)
             return .success((response.source, data.count))
         } catch {
