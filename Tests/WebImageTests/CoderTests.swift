@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("JPEG and PNG coders over the C libraries")
+@Suite("JPEG, PNG, GIF and WebP coders over the C libraries")
 struct CoderTests {
     @Test func jpegRoundTripKeepsSizeAndHighPSNR() throws {
         let source = SampleImages.pattern(width: 320, height: 200, seed: 9)
@@ -84,9 +84,11 @@ struct CoderTests {
         #expect(try ImageCoderRegistry.default.decode(data, options: .init(maxPixelCount: 10_000)).pixelWidth == 100)
     }
 
-    @Test func gifAndWebPAreSniffedButNotYetDecoded() {
+    @Test func gifWithZeroCanvasIsCorrupt() {
         let gif = Data("GIF89a".utf8) + Data(repeating: 0, count: 20)
-        #expect(throws: ImageDecodingError.unsupportedFormat(.gif)) { try ImageCoderRegistry.default.decode(gif) }
+        #expect(throws: ImageDecodingError.corrupt(format: .gif, reason: "zero canvas size")) {
+            try ImageCoderRegistry.default.decode(gif)
+        }
     }
 
     @Test func customDecoderIsAskedFirst() throws {
