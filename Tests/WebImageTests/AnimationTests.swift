@@ -89,7 +89,7 @@ struct AnimationTests {
         // 64 pixels × 4 frames = 256: one frame fits a limit of 200, all four do not.
         let data = try Self.disposalGIF()
         #expect(throws: ImageDecodingError.tooManyPixels(width: 8, height: 8, frames: 4, limit: 200)) {
-            try ImageCoderRegistry.default.decode(data, options: .init(maxPixelCount: 200))
+            _ = try ImageCoderRegistry.default.decode(data, options: .init(maxPixelCount: 200))
         }
         #expect(try ImageCoderRegistry.default.decode(data, options: .init(maxPixelCount: 200, firstFrameOnly: true)).pixelWidth == 8)
     }

@@ -34,52 +34,52 @@ struct CoderTests {
     }
 
     @Test func emptyDataIsEmptyError() {
-        #expect(throws: ImageDecodingError.empty) { try ImageCoderRegistry.default.decode(Data()) }
+        #expect(throws: ImageDecodingError.empty) { _ = try ImageCoderRegistry.default.decode(Data()) }
     }
 
     @Test func textIsUnsupportedFormat() {
         #expect(throws: ImageDecodingError.unsupportedFormat(nil)) {
-            try ImageCoderRegistry.default.decode(Data("hello, this is not an image".utf8))
+            _ = try ImageCoderRegistry.default.decode(Data("hello, this is not an image".utf8))
         }
     }
 
     @Test(arguments: [1, 10, 100, 600, 2000])
     func truncatedJPEGIsCorruptError(length: Int) throws {
         let data = try SampleImages.jpeg(width: 200, height: 200).prefix(length)
-        #expect(throws: ImageDecodingError.self) { try ImageCoderRegistry.default.decode(Data(data)) }
+        #expect(throws: ImageDecodingError.self) { _ = try ImageCoderRegistry.default.decode(Data(data)) }
     }
 
     @Test(arguments: [8, 20, 33, 60, 300])
     func truncatedPNGIsCorruptError(length: Int) throws {
         let data = try SampleImages.png(width: 100, height: 100).prefix(length)
-        #expect(throws: ImageDecodingError.self) { try ImageCoderRegistry.default.decode(Data(data)) }
+        #expect(throws: ImageDecodingError.self) { _ = try ImageCoderRegistry.default.decode(Data(data)) }
     }
 
     @Test func flippedBytesInPNGAreCaughtByCRC() throws {
         var data = try SampleImages.png(width: 50, height: 50)
         data[data.count / 2] ^= 0xFF
-        #expect(throws: ImageDecodingError.self) { try ImageCoderRegistry.default.decode(data) }
+        #expect(throws: ImageDecodingError.self) { _ = try ImageCoderRegistry.default.decode(data) }
     }
 
     @Test func hugePNGHeaderIsRefusedBeforeAllocation() throws {
         let data = PNGBomb.header(width: 100_000, height: 100_000)
         #expect(try PNGCoder().readHeader(data).pixelWidth == 100_000)
         #expect(throws: ImageDecodingError.tooManyPixels(width: 100_000, height: 100_000, frames: 1, limit: 50_000_000)) {
-            try ImageCoderRegistry.default.decode(data)
+            _ = try ImageCoderRegistry.default.decode(data)
         }
     }
 
     @Test func hugeJPEGHeaderIsRefusedBeforeAllocation() throws {
         let data = JPEGBomb.header(width: 60_000, height: 60_000)
         #expect(throws: ImageDecodingError.tooManyPixels(width: 60_000, height: 60_000, frames: 1, limit: 50_000_000)) {
-            try ImageCoderRegistry.default.decode(data)
+            _ = try ImageCoderRegistry.default.decode(data)
         }
     }
 
     @Test func pixelLimitIsConfigurable() throws {
         let data = try SampleImages.jpeg(width: 100, height: 100)
         #expect(throws: ImageDecodingError.tooManyPixels(width: 100, height: 100, frames: 1, limit: 9_999)) {
-            try ImageCoderRegistry.default.decode(data, options: .init(maxPixelCount: 9_999))
+            _ = try ImageCoderRegistry.default.decode(data, options: .init(maxPixelCount: 9_999))
         }
         #expect(try ImageCoderRegistry.default.decode(data, options: .init(maxPixelCount: 10_000)).pixelWidth == 100)
     }
@@ -87,7 +87,7 @@ struct CoderTests {
     @Test func gifWithZeroCanvasIsCorrupt() {
         let gif = Data("GIF89a".utf8) + Data(repeating: 0, count: 20)
         #expect(throws: ImageDecodingError.corrupt(format: .gif, reason: "zero canvas size")) {
-            try ImageCoderRegistry.default.decode(gif)
+            _ = try ImageCoderRegistry.default.decode(gif)
         }
     }
 

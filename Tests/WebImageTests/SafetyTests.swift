@@ -22,7 +22,7 @@ struct SafetyTests {
                 let length = max(1, Int(Double(data.count - 8) * fraction))
                 let cut = Data(data.prefix(length))
                 #expect(throws: ImageDecodingError.self, "\(name) cut at \(length) of \(data.count)") {
-                    try ImageCoderRegistry.default.decode(cut)
+                    _ = try ImageCoderRegistry.default.decode(cut)
                 }
             }
         }
@@ -49,10 +49,10 @@ struct SafetyTests {
     }
 
     @Test func zeroBytesAndTextAreTypedErrors() {
-        #expect(throws: ImageDecodingError.empty) { try ImageCoderRegistry.default.decode(Data()) }
+        #expect(throws: ImageDecodingError.empty) { _ = try ImageCoderRegistry.default.decode(Data()) }
         for coder in [JPEGCoder() as any ImageDecoding, PNGCoder(), GIFCoder(), WebPCoder()] {
-            #expect(throws: ImageDecodingError.empty) { try coder.decode(Data(), options: .default) }
-            #expect(throws: ImageDecodingError.self) { try coder.decode(Data("text named photo.jpg\n".utf8), options: .default) }
+            #expect(throws: ImageDecodingError.empty) { _ = try coder.decode(Data(), options: .default) }
+            #expect(throws: ImageDecodingError.self) { _ = try coder.decode(Data("text named photo.jpg\n".utf8), options: .default) }
         }
     }
 
@@ -61,7 +61,7 @@ struct SafetyTests {
         #expect(data.count < 64)
         #expect(try GIFCoder().readHeader(data).pixelWidth == 65_535)
         #expect(throws: ImageDecodingError.tooManyPixels(width: 65_535, height: 65_535, frames: 1, limit: 50_000_000)) {
-            try ImageCoderRegistry.default.decode(data)
+            _ = try ImageCoderRegistry.default.decode(data)
         }
     }
 
@@ -71,7 +71,7 @@ struct SafetyTests {
         #expect(data.count < 1_000)
         #expect(try GIFCoder().readHeader(data).frameCount == 60)
         #expect(throws: ImageDecodingError.tooManyPixels(width: 1000, height: 1000, frames: 60, limit: 50_000_000)) {
-            try ImageCoderRegistry.default.decode(data)
+            _ = try ImageCoderRegistry.default.decode(data)
         }
     }
 
@@ -81,17 +81,17 @@ struct SafetyTests {
         let header = try WebPCoder().readHeader(data)
         #expect(header.pixelWidth == 100_000 && header.pixelHeight == 100_000 && header.frameCount == 1)
         #expect(throws: ImageDecodingError.tooManyPixels(width: 100_000, height: 100_000, frames: 1, limit: 50_000_000)) {
-            try ImageCoderRegistry.default.decode(data)
+            _ = try ImageCoderRegistry.default.decode(data)
         }
     }
 
     @Test func hugePNGAndJPEGAreRefusedFromTheHeader() throws {
         #expect(throws: ImageDecodingError.tooManyPixels(width: 100_000, height: 100_000, frames: 1, limit: 50_000_000)) {
-            try ImageCoderRegistry.default.decode(PNGBomb.header(width: 100_000, height: 100_000))
+            _ = try ImageCoderRegistry.default.decode(PNGBomb.header(width: 100_000, height: 100_000))
         }
         // JPEG sides are 16-bit, and libjpeg-turbo reads at most 65500: the largest JPEG there is.
         #expect(throws: ImageDecodingError.tooManyPixels(width: 65_500, height: 65_500, frames: 1, limit: 50_000_000)) {
-            try ImageCoderRegistry.default.decode(JPEGBomb.header(width: 65_500, height: 65_500))
+            _ = try ImageCoderRegistry.default.decode(JPEGBomb.header(width: 65_500, height: 65_500))
         }
     }
 }

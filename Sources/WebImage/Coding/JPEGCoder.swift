@@ -36,6 +36,12 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
     }
 
     public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
+        try Self.decode(data, options: options, acceptTruncation: false)
+    }
+
+    /// Decodes `data`; with `acceptTruncation`, a file that ends early gives what was decoded
+    /// (the rest grey) instead of an error: the partial image of progressive loading.
+    static func decode(_ data: Data, options: ImageDecodingOptions, acceptTruncation: Bool) throws(ImageDecodingError) -> Image {
         guard let handle = tjInitDecompress() else { throw .corrupt(format: .jpeg, reason: "cannot create decoder") }
         defer { tjDestroy(handle) }
         let (header, colorspace) = try Self.header(handle, data)
@@ -55,7 +61,7 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
                     Int32((isCMYK ? TJPF_CMYK : TJPF_RGBA).rawValue), TJFLAG_LIMITSCANS)
             }
         }
-        if result != 0 { try Self.check(handle) }
+        if result != 0 { try Self.check(handle, acceptTruncation: acceptTruncation) }
         if isCMYK { PixelOperations.convertInvertedCMYK(&pixels) }
         let image = Image(
             format: .jpeg, pixelWidth: width, pixelHeight: height, pixels: pixels,
@@ -136,12 +142,22 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
         return (ImageHeader(format: .jpeg, pixelWidth: Int(width), pixelHeight: Int(height), hasAlpha: false), UInt32(colorspace))
     }
 
-    /// Turns a non-zero TurboJPEG result into an error, except for harmless warnings
-    /// (such as extraneous bytes between markers) that browsers also accept.
-    private static func check(_ handle: tjhandle) throws(ImageDecodingError) {
+    /// libjpeg's warnings (JWRN_*), which leave a complete image: browsers show such files.
+    private static let harmlessWarnings = [
+        "Corrupt JPEG data", "Warning:", "Inconsistent progression", "Invalid SOS parameters for sequential",
+        "Unknown Adobe color transform", "Application transferred too many",
+    ]
+
+    /// Turns a non-zero TurboJPEG result into an error, except for harmless warnings (such as
+    /// extraneous bytes between markers) and, with `acceptTruncation`, a premature end.
+    ///
+    /// TurboJPEG's warning flag is sticky (a fatal error after a warning still reports
+    /// `TJERR_WARNING`), so the message, which the last problem sets, decides.
+    private static func check(_ handle: tjhandle, acceptTruncation: Bool) throws(ImageDecodingError) {
         let text = message(handle)
         let isWarning = tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue)
-        if isWarning && !text.contains("Premature end") { return }
+        let harmless = harmlessWarnings.contains { text.hasPrefix($0) } || (acceptTruncation && text.hasPrefix("Premature end"))
+        if isWarning && harmless { return }
         throw .corrupt(format: .jpeg, reason: text)
     }
 

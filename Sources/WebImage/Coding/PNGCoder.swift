@@ -71,7 +71,7 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
 
     // MARK: - Internals
 
-    private static func withDecoder<T>(
+    static func withDecoder<T>(
         _ data: Data, _ body: (OpaquePointer) throws(ImageDecodingError) -> T
     ) throws(ImageDecodingError) -> T {
         guard !data.isEmpty else { throw .empty }
@@ -92,7 +92,7 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
         return try result.get()
     }
 
-    private static func header(_ ctx: OpaquePointer) throws(ImageDecodingError) -> ImageHeader {
+    static func header(_ ctx: OpaquePointer) throws(ImageDecodingError) -> ImageHeader {
         var ihdr = spng_ihdr()
         try check(spng_get_ihdr(ctx, &ihdr))
         var trns = spng_trns()
@@ -102,7 +102,7 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
         return ImageHeader(format: .png, pixelWidth: Int(ihdr.width), pixelHeight: Int(ihdr.height), hasAlpha: hasAlpha)
     }
 
-    private static func check(_ status: Int32) throws(ImageDecodingError) {
+    static func check(_ status: Int32) throws(ImageDecodingError) {
         guard status != 0 else { return }
         throw .corrupt(format: .png, reason: String(cString: spng_strerror(status)))
     }

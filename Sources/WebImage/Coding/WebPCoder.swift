@@ -59,7 +59,7 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
     // MARK: - Internals
 
     /// The header, and whether the file is an animation (even of one frame).
-    private static func inspect(_ data: Data) throws(ImageDecodingError) -> (header: ImageHeader, animated: Bool) {
+    static func inspect(_ data: Data) throws(ImageDecodingError) -> (header: ImageHeader, animated: Bool) {
         guard !data.isEmpty else { throw .empty }
         var features = WebPBitstreamFeatures()
         let status = data.withUnsafeBytes { src in
@@ -85,27 +85,33 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
 
     /// Straight RGBA8 of a still image, scaled by libwebp when `scaled`.
     private static func decodeStill(_ data: Data, width: Int, height: Int, scaled: Bool) throws(ImageDecodingError) -> [UInt8] {
-        var config = WebPDecoderConfig()
-        guard WebPInitDecoderConfig(&config) != 0 else { throw .corrupt(format: .webp, reason: "libwebp version mismatch") }
-        config.output.colorspace = MODE_RGBA
-        config.output.is_external_memory = 1
-        if scaled {
-            config.options.use_scaling = 1
-            config.options.scaled_width = Int32(width)
-            config.options.scaled_height = Int32(height)
-        }
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
         let status = data.withUnsafeBytes { src in
             pixels.withUnsafeMutableBufferPointer { dst in
-                config.output.u.RGBA.rgba = dst.baseAddress
-                config.output.u.RGBA.stride = Int32(width * 4)
-                config.output.u.RGBA.size = dst.count
+                guard var config = rgbaConfig(writingTo: dst, width: width) else { return VP8_STATUS_INVALID_PARAM }
+                if scaled {
+                    config.options.use_scaling = 1
+                    config.options.scaled_width = Int32(width)
+                    config.options.scaled_height = Int32(height)
+                }
                 defer { WebPFreeDecBuffer(&config.output) }
                 return WebPDecode(src.baseAddress?.assumingMemoryBound(to: UInt8.self), src.count, &config)
             }
         }
         try check(status)
         return pixels
+    }
+
+    /// A decoder configuration writing straight RGBA8 rows of `width` pixels into `buffer`.
+    static func rgbaConfig(writingTo buffer: UnsafeMutableBufferPointer<UInt8>, width: Int) -> WebPDecoderConfig? {
+        var config = WebPDecoderConfig()
+        guard WebPInitDecoderConfig(&config) != 0 else { return nil }
+        config.output.colorspace = MODE_RGBA
+        config.output.is_external_memory = 1
+        config.output.u.RGBA.rgba = buffer.baseAddress
+        config.output.u.RGBA.stride = Int32(width * 4)
+        config.output.u.RGBA.size = buffer.count
+        return config
     }
 
     static func check(_ status: VP8StatusCode) throws(ImageDecodingError) {

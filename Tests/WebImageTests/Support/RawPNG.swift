@@ -22,7 +22,12 @@ struct RawPNG {
         png += chunk("IHDR", ihdr)
         if let palette { png += chunk("PLTE", palette) }
         if let transparency { png += chunk("tRNS", transparency) }
-        png += chunk("IDAT", zlibStored(scanlines()))
+        // Several small IDAT chunks, as real encoders write (libpng: 8 KB), so partial data has
+        // complete chunks a progressive decoder can use.
+        let compressed = zlibStored(scanlines())
+        for start in stride(from: 0, to: compressed.count, by: 256) {
+            png += chunk("IDAT", Array(compressed[start..<min(start + 256, compressed.count)]))
+        }
         png += chunk("IEND", [])
         return png
     }
