@@ -75,6 +75,16 @@ struct SafetyTests {
         }
     }
 
+    @Test func gifFramesLargerThanTheCanvasCountTheirOwnArea() throws {
+        // A 10 × 10 canvas whose only frame declares 65535 × 65535: refused before decoding it.
+        var data = GIFBomb.header(width: 10, height: 10)
+        data.replaceSubrange(24..<28, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        #expect(try GIFCoder().readHeader(data).pixelWidth == 10)
+        #expect(throws: ImageDecodingError.tooManyPixels(width: 10, height: 10, frames: 1, limit: 50_000_000)) {
+            _ = try ImageCoderRegistry.default.decode(data)
+        }
+    }
+
     @Test func hugeWebPCanvasIsRefusedFromTheHeader() throws {
         let data = try WebPBomb.header()
         #expect(data.count < 200)

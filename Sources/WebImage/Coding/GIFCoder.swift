@@ -26,12 +26,18 @@ public struct GIFCoder: ImageDecoding, ImageEncoding {
     public func canEncode(_ format: ImageFormat) -> Bool { format == .gif }
 
     public func readHeader(_ data: Data) throws(ImageDecodingError) -> ImageHeader {
-        try Self.withStream(data) { stream throws(ImageDecodingError) in try Self.scan(stream) }
+        try Self.withStream(data) { stream throws(ImageDecodingError) in try Self.scan(stream).header }
     }
 
     public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
-        let header = try readHeader(data)
+        let (header, frameAreas) = try Self.withStream(data) { stream throws(ImageDecodingError) in try Self.scan(stream) }
         try options.checkPixelLimit(header)
+        // Frames may declare rectangles larger than the canvas; decoding them costs their area.
+        let decodedArea = frameAreas.prefix(options.firstFrameOnly ? 1 : frameAreas.count).reduce(0, +)
+        guard decodedArea <= options.maxPixelCount else {
+            throw .tooManyPixels(
+                width: header.pixelWidth, height: header.pixelHeight, frames: header.frameCount, limit: options.maxPixelCount)
+        }
         let (frames, loopCount) = try Self.withStream(data) { stream throws(ImageDecodingError) in
             (try Self.composite(stream, limit: options.firstFrameOnly ? 1 : header.frameCount), stream.loopCount)
         }
@@ -83,18 +89,21 @@ public struct GIFCoder: ImageDecoding, ImageEncoding {
         return try result.get()
     }
 
-    /// Counts the frames without decoding them.
-    private static func scan(_ stream: GIFStream) throws(ImageDecodingError) -> ImageHeader {
+    /// Counts the frames, and the pixels each declares, without decoding them.
+    private static func scan(_ stream: GIFStream) throws(ImageDecodingError) -> (header: ImageHeader, frameAreas: [Int]) {
         var count = 0, hasAlpha = false
+        var areas: [Int] = []
         while let frame = try stream.nextFrame() {
             count += 1
+            areas.append(frame.width * frame.height)
             hasAlpha = hasAlpha || stride(from: 3, to: frame.palette.count, by: 4).contains { frame.palette[$0] == 0 }
                 || frame.left > 0 || frame.top > 0 || frame.left + frame.width < stream.width
                 || frame.top + frame.height < stream.height
             try stream.skipPixels()
         }
         guard count > 0 else { throw .corrupt(format: .gif, reason: "no image in the file") }
-        return ImageHeader(format: .gif, pixelWidth: stream.width, pixelHeight: stream.height, frameCount: count, hasAlpha: hasAlpha)
+        let header = ImageHeader(format: .gif, pixelWidth: stream.width, pixelHeight: stream.height, frameCount: count, hasAlpha: hasAlpha)
+        return (header, areas)
     }
 
     /// Decodes and composites up to `limit` frames.
