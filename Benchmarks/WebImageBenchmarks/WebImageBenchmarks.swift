@@ -103,4 +103,6 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(try JPEGCoder().decode(f.jpeg, options: .default))
         }
     }
+
+    codingBenchmarks()
 }

@@ -15,8 +15,8 @@ struct WebPContainer {
     var isAnimated = false
 
     init(_ data: Data) {
-        let bytes = data.count > 12 ? data[data.startIndex...] : Data()
-        let start = bytes.startIndex
+        let bytes = data
+        let start = data.startIndex  // `data` may be a slice
         func byte(_ i: Int) -> Int { Int(bytes[start + i]) }
         var offset = 12
         while offset + 8 <= bytes.count {
