@@ -41,17 +41,9 @@ public struct GIFCoder: ImageDecoding, ImageEncoding {
         let (frames, loopCount) = try Self.withStream(data) { stream throws(ImageDecodingError) in
             (try Self.composite(stream, limit: options.firstFrameOnly ? 1 : header.frameCount), stream.loopCount)
         }
-        var image: Image
-        if frames.count == 1 {
-            image = Image(
-                format: .gif, pixelWidth: header.pixelWidth, pixelHeight: header.pixelHeight, pixels: frames[0].pixels,
-                isOpaque: PixelOperations.isOpaque(frames[0].pixels), scale: options.scale, frameCount: header.frameCount)
-            image.loopCount = loopCount
-        } else {
-            image = Image(
-                format: .gif, pixelWidth: header.pixelWidth, pixelHeight: header.pixelHeight, frames: frames,
-                loopCount: loopCount, scale: options.scale)
-        }
+        let image = Image.decoded(
+            format: .gif, pixelWidth: header.pixelWidth, pixelHeight: header.pixelHeight, frames: frames,
+            frameCount: header.frameCount, loopCount: loopCount, scale: options.scale)
         return image.fittingThumbnail(options)
     }
 

@@ -85,6 +85,22 @@ public struct Image: Sendable {
         self.loopCount = loopCount
     }
 
+    /// What a decoder of an animated format returns: a still image for one decoded frame
+    /// (a still file, or ``ImageDecodingOptions/firstFrameOnly``), an animation otherwise.
+    static func decoded(
+        format: ImageFormat, pixelWidth: Int, pixelHeight: Int, frames: [ImageFrame], frameCount: Int, loopCount: Int,
+        scale: Double
+    ) -> Image {
+        guard frames.count == 1 else {
+            return Image(format: format, pixelWidth: pixelWidth, pixelHeight: pixelHeight, frames: frames, loopCount: loopCount, scale: scale)
+        }
+        var still = Image(
+            format: format, pixelWidth: pixelWidth, pixelHeight: pixelHeight, pixels: frames[0].pixels,
+            isOpaque: PixelOperations.isOpaque(frames[0].pixels), scale: scale, frameCount: frameCount)
+        still.loopCount = loopCount
+        return still
+    }
+
     /// Size in points: pixel size divided by ``scale``.
     public var size: (width: Double, height: Double) {
         (Double(pixelWidth) / scale, Double(pixelHeight) / scale)

@@ -43,16 +43,9 @@ enum WebPAnimation {
             return .success((frames, Int(info.loop_count)))
         }
         let (frames, loop) = try result.get()
-        guard frames.count > 1 else {
-            var still = Image(
-                format: .webp, pixelWidth: header.pixelWidth, pixelHeight: header.pixelHeight, pixels: frames[0].pixels,
-                isOpaque: PixelOperations.isOpaque(frames[0].pixels), scale: options.scale, frameCount: header.frameCount)
-            still.loopCount = loop
-            return still
-        }
-        return Image(
+        return Image.decoded(
             format: .webp, pixelWidth: header.pixelWidth, pixelHeight: header.pixelHeight, frames: frames,
-            loopCount: loop, scale: options.scale)
+            frameCount: header.frameCount, loopCount: loop, scale: options.scale)
     }
 
     /// An animated WebP of `image.frames`: lossless at `quality >= 1`, else lossy.
