@@ -38,13 +38,17 @@ struct OutputTransform: Sendable {
         var options = ImageDecodingOptions()
         if let box {
             let header = try coders.readHeader(data)
+            // Fitting the stored size into the box turned the same way gives the same longest side.
+            let turned = sourceFormat == .jpeg && EXIFOrientation.read(fromJPEG: data) >= 5
             let fit = Resampler.fittingSize(
-                width: header.pixelWidth, height: header.pixelHeight, maxWidth: box.width, maxHeight: box.height)
+                width: header.pixelWidth, height: header.pixelHeight,
+                maxWidth: turned ? box.height : box.width, maxHeight: turned ? box.width : box.height)
             options.thumbnailMaxPixelSize = max(fit.width, fit.height)
         }
         let output = format ?? (Self.encodable.contains(sourceFormat) ? sourceFormat : .png)
         options.firstFrameOnly = output == .jpeg || output == .png
-        var image = try coders.decode(data, options: options)
+        // The new file carries no EXIF tag: turn the pixels upright first.
+        var image = try coders.decode(data, options: options).oriented()
         if let box { image = image.resized(toFitWidth: box.width, height: box.height) }
         let quality = output == .jpeg || output == .webp ? 0.85 : 1
         return (try coders.encode(image, as: output, quality: quality), output)

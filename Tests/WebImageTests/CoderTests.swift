@@ -109,13 +109,7 @@ struct CoderTests {
 
     @Test func exifOrientationIsReported() throws {
         let jpeg = try SampleImages.jpeg(width: 16, height: 8)
-        // Insert an APP1 Exif segment (big-endian TIFF, one IFD entry: orientation = 6) after SOI.
-        let tiff: [UInt8] = [0x4D, 0x4D, 0, 0x2A, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0]
-        let payload = Array("Exif".utf8) + [0, 0] + tiff
-        let length = payload.count + 2
-        let app1: [UInt8] = [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload
-        let data = jpeg.prefix(2) + Data(app1) + jpeg.dropFirst(2)
-        let image = try ImageCoderRegistry.default.decode(Data(data))
+        let image = try ImageCoderRegistry.default.decode(withOrientation(6, jpeg))
         #expect(image.orientation == 6)
         #expect(try ImageCoderRegistry.default.decode(jpeg).orientation == 1)
     }
