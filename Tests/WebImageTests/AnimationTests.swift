@@ -79,6 +79,14 @@ struct AnimationTests {
         #expect(image.cost == 8 * 8 * 4)
     }
 
+    @Test func firstFrameOnlyWorksForWebPToo() throws {
+        let source = Self.flatAnimation()
+        let data = try WebPCoder().encode(source, as: .webp, quality: 1)
+        let image = try ImageCoderRegistry.default.decode(data, options: .init(firstFrameOnly: true))
+        #expect(image.frames.isEmpty && image.frameCount == 3 && image.loopCount == 2)
+        #expect(image.pixels == source.frames[0].pixels)
+    }
+
     @Test func costCountsEveryFrame() throws {
         let image = try ImageCoderRegistry.default.decode(try Self.disposalGIF())
         #expect(image.cost == 4 * 8 * 8 * 4)

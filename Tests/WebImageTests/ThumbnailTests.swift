@@ -76,6 +76,22 @@ struct ThumbnailTests {
         #expect(thumbnail.frames.count == (kind == "png" ? 0 : 3))
     }
 
+    @Test func registryDownscalesWhatCustomDecodersReturn() throws {
+        struct FullSizeOnly: ImageDecoding {
+            func canDecode(_ format: ImageFormat) -> Bool { format == .jpeg }
+            func readHeader(_ data: Data) throws(ImageDecodingError) -> ImageHeader {
+                ImageHeader(format: .jpeg, pixelWidth: 40, pixelHeight: 20, hasAlpha: false)
+            }
+            func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
+                SampleImages.pattern(width: 40, height: 20)
+            }
+        }
+        var coders = ImageCoderRegistry.default
+        coders.insert(FullSizeOnly() as any ImageDecoding, at: 0)
+        let image = try coders.decode(try SampleImages.jpeg(width: 8, height: 8), options: .init(thumbnailMaxPixelSize: 10))
+        #expect(image.pixelWidth == 10 && image.pixelHeight == 5)
+    }
+
     @Test func smallImagesAreNotEnlarged() throws {
         let data = try SampleImages.jpeg(width: 120, height: 80)
         let image = try ImageCoderRegistry.default.decode(data, options: .init(thumbnailMaxPixelSize: 500))
