@@ -92,17 +92,9 @@ struct CoderTests {
     }
 
     @Test func customDecoderIsAskedFirst() throws {
-        struct Fixed: ImageDecoding {
-            func canDecode(_ format: ImageFormat) -> Bool { format == .jpeg }
-            func readHeader(_ data: Data) throws(ImageDecodingError) -> ImageHeader {
-                ImageHeader(format: .jpeg, pixelWidth: 1, pixelHeight: 1, hasAlpha: false)
-            }
-            func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
-                Image(format: .jpeg, pixelWidth: 1, pixelHeight: 1, pixels: [1, 2, 3, 255], isOpaque: true)
-            }
-        }
         var coders = ImageCoderRegistry.default
-        coders.insert(Fixed() as any ImageDecoding, at: 0)
+        let fixed = Image(format: .jpeg, pixelWidth: 1, pixelHeight: 1, pixels: [1, 2, 3, 255], isOpaque: true)
+        coders.insert(StubDecoder(image: fixed) as any ImageDecoding, at: 0)
         let image = try coders.decode(try SampleImages.jpeg(width: 10, height: 10))
         #expect(image.pixels == [1, 2, 3, 255])
     }

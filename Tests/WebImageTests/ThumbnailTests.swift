@@ -77,17 +77,8 @@ struct ThumbnailTests {
     }
 
     @Test func registryDownscalesWhatCustomDecodersReturn() throws {
-        struct FullSizeOnly: ImageDecoding {
-            func canDecode(_ format: ImageFormat) -> Bool { format == .jpeg }
-            func readHeader(_ data: Data) throws(ImageDecodingError) -> ImageHeader {
-                ImageHeader(format: .jpeg, pixelWidth: 40, pixelHeight: 20, hasAlpha: false)
-            }
-            func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
-                SampleImages.pattern(width: 40, height: 20)
-            }
-        }
         var coders = ImageCoderRegistry.default
-        coders.insert(FullSizeOnly() as any ImageDecoding, at: 0)
+        coders.insert(StubDecoder(image: SampleImages.pattern(width: 40, height: 20)) as any ImageDecoding, at: 0)
         let image = try coders.decode(try SampleImages.jpeg(width: 8, height: 8), options: .init(thumbnailMaxPixelSize: 10))
         #expect(image.pixelWidth == 10 && image.pixelHeight == 5)
     }
