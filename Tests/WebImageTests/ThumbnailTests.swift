@@ -74,6 +74,10 @@ struct ThumbnailTests {
         #expect(thumbnail.pixelWidth == 100 && thumbnail.pixelHeight == 25)
         #expect(thumbnail.frames.allSatisfy { $0.pixels.count == 100 * 25 * 4 })
         #expect(thumbnail.frames.count == (kind == "png" ? 0 : 3))
+        // Animations shrink each frame as it is composited: the same as shrinking afterwards.
+        let afterwards = Resampler.resize(try ImageCoderRegistry.default.decode(data), width: 100, height: 25)
+        #expect(thumbnail.pixels == afterwards.pixels)
+        #expect(thumbnail.frames.map(\.pixels) == afterwards.frames.map(\.pixels))
     }
 
     @Test func registryDownscalesWhatCustomDecodersReturn() throws {

@@ -38,13 +38,13 @@ public struct GIFCoder: ImageDecoding, ImageEncoding {
             throw .tooManyPixels(
                 width: header.pixelWidth, height: header.pixelHeight, frames: header.frameCount, limit: options.maxPixelCount)
         }
+        let sizing = FrameSizing(width: header.pixelWidth, height: header.pixelHeight, options: options)
         let (frames, loopCount) = try Self.withStream(data) { stream throws(ImageDecodingError) in
-            (try Self.composite(stream, limit: options.firstFrameOnly ? 1 : header.frameCount), stream.loopCount)
+            (try Self.composite(stream, limit: options.firstFrameOnly ? 1 : header.frameCount, sizing: sizing), stream.loopCount)
         }
-        let image = Image.decoded(
-            format: .gif, pixelWidth: header.pixelWidth, pixelHeight: header.pixelHeight, frames: frames,
+        return Image.decoded(
+            format: .gif, pixelWidth: sizing.targetWidth, pixelHeight: sizing.targetHeight, frames: frames,
             frameCount: header.frameCount, loopCount: loopCount, scale: options.scale)
-        return image.fittingThumbnail(options)
     }
 
     public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageDecodingError) -> Data {
@@ -98,8 +98,8 @@ public struct GIFCoder: ImageDecoding, ImageEncoding {
         return (header, areas)
     }
 
-    /// Decodes and composites up to `limit` frames.
-    private static func composite(_ stream: GIFStream, limit: Int) throws(ImageDecodingError) -> [ImageFrame] {
+    /// Decodes and composites up to `limit` frames, each shrunk to the thumbnail size if asked.
+    private static func composite(_ stream: GIFStream, limit: Int, sizing: FrameSizing) throws(ImageDecodingError) -> [ImageFrame] {
         let width = stream.width, height = stream.height
         var canvas = [UInt8](repeating: 0, count: width * height * 4)
         var frames: [ImageFrame] = []
@@ -121,7 +121,7 @@ public struct GIFCoder: ImageDecoding, ImageEncoding {
                 }
             }
             frames.append(ImageFrame(
-                pixels: canvas, duration: ImageFrame.clampedDuration(milliseconds: frame.delayCentiseconds * 10)))
+                pixels: sizing.shrink(canvas), duration: ImageFrame.clampedDuration(milliseconds: frame.delayCentiseconds * 10)))
             if frame.disposal == 2 {
                 for y in clipped(frame.top, frame.height, to: height) where !xs.isEmpty {
                     for i in (y * width + xs.lowerBound) * 4..<(y * width + xs.upperBound) * 4 { canvas[i] = 0 }

@@ -16,3 +16,23 @@ extension Image {
         return resized(toFitWidth: side, height: side)
     }
 }
+
+/// The size ``ImageDecodingOptions/thumbnailMaxPixelSize`` gives a `width × height` canvas, and
+/// the shrinking of one packed frame to it: animated decoders shrink each frame as it is
+/// composited, so full-size frames never pile up.
+struct FrameSizing {
+    let width: Int, height: Int
+    let targetWidth: Int, targetHeight: Int
+
+    init(width: Int, height: Int, options: ImageDecodingOptions) {
+        self.width = width
+        self.height = height
+        let side = options.thumbnailMaxPixelSize ?? max(width, height)
+        (targetWidth, targetHeight) = Resampler.fittingSize(width: width, height: height, maxWidth: side, maxHeight: side)
+    }
+
+    func shrink(_ pixels: [UInt8]) -> [UInt8] {
+        guard targetWidth != width || targetHeight != height else { return pixels }
+        return Resampler.resample(pixels, width: width, height: height, bytesPerRow: width * 4, toWidth: targetWidth, toHeight: targetHeight)
+    }
+}

@@ -7,6 +7,7 @@ enum WebPAnimation {
     /// Composited frames; the pixel limit has been checked by the caller from `header`.
     static func decode(_ data: Data, header: ImageHeader, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
         let limit = options.firstFrameOnly ? 1 : header.frameCount
+        let sizing = FrameSizing(width: header.pixelWidth, height: header.pixelHeight, options: options)
         let result = data.withUnsafeBytes { src -> Result<(frames: [ImageFrame], loop: Int), ImageDecodingError> in
             var decoderOptions = WebPAnimDecoderOptions()
             guard WebPAnimDecoderOptionsInit(&decoderOptions) != 0 else {
@@ -36,7 +37,7 @@ enum WebPAnimation {
                 var pixels = Array(UnsafeBufferPointer(start: buffer, count: byteCount))
                 _ = PixelOperations.premultiply(&pixels)
                 frames.append(ImageFrame(
-                    pixels: pixels, duration: ImageFrame.clampedDuration(milliseconds: Int(timestamp - previous))))
+                    pixels: sizing.shrink(pixels), duration: ImageFrame.clampedDuration(milliseconds: Int(timestamp - previous))))
                 previous = timestamp
             }
             guard !frames.isEmpty else { return .failure(.corrupt(format: .webp, reason: "animation without frames")) }
@@ -44,7 +45,7 @@ enum WebPAnimation {
         }
         let (frames, loop) = try result.get()
         return Image.decoded(
-            format: .webp, pixelWidth: header.pixelWidth, pixelHeight: header.pixelHeight, frames: frames,
+            format: .webp, pixelWidth: sizing.targetWidth, pixelHeight: sizing.targetHeight, frames: frames,
             frameCount: header.frameCount, loopCount: loop, scale: options.scale)
     }
 

@@ -28,7 +28,7 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
         let (header, animated) = try Self.inspect(data)
         try options.checkPixelLimit(header)
         if animated {
-            return try WebPAnimation.decode(data, header: header, options: options).fittingThumbnail(options)
+            return try WebPAnimation.decode(data, header: header, options: options)
         }
         var size = (width: header.pixelWidth, height: header.pixelHeight)
         if let side = options.thumbnailMaxPixelSize {
