@@ -42,7 +42,10 @@ struct FetchCommand: AsyncParsableCommand {
         guard !list.isEmpty else { throw ValidationError("no URLs given (pass them as arguments or with --input)") }
         let outputDir = URL(fileURLWithPath: output, isDirectory: true)
         try FileManager.default.createDirectory(at: outputDir, withIntermediateDirectories: true)
-        let pipeline = try CLIPipeline.make(cacheDir: cacheDir, concurrency: concurrency)
+        let transform = try OutputTransform(resize: resize, format: format)
+        // With --resize the pipeline itself decodes at thumbnail size (JPEG DCT scaling, WebP scaling).
+        let pipeline = try CLIPipeline.make(
+            cacheDir: cacheDir, concurrency: concurrency, decodingOptions: transform?.decodingOptions ?? .default)
         let showProgress = !json && isatty(STDOUT_FILENO) == 1
         let progress = showProgress ? Terminal().progressBar(title: "Fetching \(list.count) images") : nil
         progress?.start()
@@ -51,7 +54,6 @@ struct FetchCommand: AsyncParsableCommand {
         var summary = FetchSummary()
         summary.requested = list.count
         let names = OutputNames()
-        let transform = try OutputTransform(resize: resize, format: format)
         await withTaskGroup(of: (String, Result<(ImageSource, Int), any Error>).self) { group in
             var next = 0
             func add() {
@@ -91,13 +93,16 @@ struct FetchCommand: AsyncParsableCommand {
             }
             let request = ImageRequest(url: url)
             let response = try await pipeline.image(for: request)
-            guard var data = try await originalData(response, pipeline: pipeline) else {
-                throw CLIError("original bytes are not available")
-            }
             var nameURL = url, format = response.image.format
+            let data: Data
             if let transform {
-                (data, format) = try transform.apply(to: data, sourceFormat: format)
+                (data, format) = try transform.apply(to: response.image)
                 nameURL = url.deletingPathExtension().appendingPathExtension(format.fileExtension)
+            } else {
+                guard let original = try await originalData(response, pipeline: pipeline) else {
+                    throw CLIError("original bytes are not available")
+                }
+                data = original
             }
             let name = await names.name(for: nameURL, format: format)
             try data.write(to: dir.appendingPathComponent(name), options: .atomic)

@@ -1,11 +1,11 @@
 import Foundation
 import WebImage
 
-/// `fetch --resize WxH --format F`: turns the downloaded bytes into a re-encoded thumbnail.
+/// `fetch --resize WxH --format F`: turns each loaded image into a re-encoded thumbnail.
 ///
-/// The thumbnail is decoded straight from the original bytes with
-/// ``ImageDecodingOptions/thumbnailMaxPixelSize`` (DCT scaling for JPEG, scaled decoding for
-/// WebP), fitted inside the box with the resampler, and encoded through the registry.
+/// The pipeline decodes with ``decodingOptions`` (``ImageDecodingOptions/thumbnailMaxPixelSize``:
+/// DCT scaling for JPEG, scaled decoding for WebP, so big JPEGs are never decoded at full size);
+/// the image is then turned upright, fitted inside the box with the resampler and encoded.
 struct OutputTransform: Sendable {
     /// The box the image must fit in; `nil` keeps the size.
     var box: (width: Int, height: Int)?
@@ -32,25 +32,22 @@ struct OutputTransform: Sendable {
         }
     }
 
-    /// The re-encoded bytes and their format.
-    func apply(to data: Data, sourceFormat: ImageFormat) throws -> (data: Data, format: ImageFormat) {
-        let coders = ImageCoderRegistry.default
+    /// What the pipeline decodes with: at most the box's longest side, so JPEG and WebP decode
+    /// at reduced size; one frame when the output format has no animation.
+    var decodingOptions: ImageDecodingOptions {
         var options = ImageDecodingOptions()
-        if let box {
-            let header = try coders.readHeader(data)
-            // Fitting the stored size into the box turned the same way gives the same longest side.
-            let turned = sourceFormat == .jpeg && EXIFOrientation.read(fromJPEG: data) >= 5
-            let fit = Resampler.fittingSize(
-                width: header.pixelWidth, height: header.pixelHeight,
-                maxWidth: turned ? box.height : box.width, maxHeight: turned ? box.width : box.height)
-            options.thumbnailMaxPixelSize = max(fit.width, fit.height)
-        }
-        let output = format ?? (Self.encodable.contains(sourceFormat) ? sourceFormat : .png)
-        options.firstFrameOnly = output == .jpeg || output == .png
+        options.thumbnailMaxPixelSize = box.map { max($0.width, $0.height) }
+        options.firstFrameOnly = format == .jpeg || format == .png
+        return options
+    }
+
+    /// The decoded image turned upright, fitted in the box and encoded; and the output format.
+    func apply(to decoded: Image) throws -> (data: Data, format: ImageFormat) {
+        let output = format ?? (Self.encodable.contains(decoded.format) ? decoded.format : .png)
         // The new file carries no EXIF tag: turn the pixels upright first.
-        var image = try coders.decode(data, options: options).oriented()
+        var image = decoded.oriented()
         if let box { image = image.resized(toFitWidth: box.width, height: box.height) }
         let quality = output == .jpeg || output == .webp ? 0.85 : 1
-        return (try coders.encode(image, as: output, quality: quality), output)
+        return (try ImageCoderRegistry.default.encode(image, as: output, quality: quality), output)
     }
 }
