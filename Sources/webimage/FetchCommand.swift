@@ -29,7 +29,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Write thumbnails that fit inside WIDTHxHEIGHT (aspect kept, never enlarged).")
     var resize: String?
 
-    @Option(name: .long, help: "Re-encode as jpeg, png, webp or gif (the file extension follows).")
+    @Option(name: .long, help: "Re-encode as jpeg, png, webp, gif or avif (the file extension follows).")
     var format: String?
 
     func validate() throws {

@@ -12,7 +12,7 @@ struct OutputTransform: Sendable {
     /// The output format; `nil` keeps the source format when it can be encoded, else PNG.
     var format: ImageFormat?
 
-    static let encodable: [ImageFormat] = [.jpeg, .png, .webp, .gif]
+    static let encodable: [ImageFormat] = [.jpeg, .png, .webp, .gif, .avif]
 
     /// `nil` when neither option is given.
     init?(resize: String?, format: String?) throws {
@@ -26,7 +26,7 @@ struct OutputTransform: Sendable {
         }
         if let format {
             guard let parsed = ImageFormat(fileExtension: format), Self.encodable.contains(parsed) else {
-                throw CLIError("--format expects jpeg, png, webp or gif")
+                throw CLIError("--format expects jpeg, png, webp, gif or avif")
             }
             self.format = parsed
         }
@@ -47,7 +47,7 @@ struct OutputTransform: Sendable {
         // The new file carries no EXIF tag: turn the pixels upright first.
         var image = decoded.oriented()
         if let box { image = image.resized(toFitWidth: box.width, height: box.height) }
-        let quality = output == .jpeg || output == .webp ? 0.85 : 1
+        let quality = output == .jpeg || output == .webp || output == .avif ? 0.85 : 1
         return (try ImageCoderRegistry.default.encode(image, as: output, quality: quality), output)
     }
 }

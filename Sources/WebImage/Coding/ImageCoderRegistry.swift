@@ -19,10 +19,10 @@ public struct ImageCoderRegistry: ImageDecoding, Sendable {
         self.encoders = encoders
     }
 
-    /// JPEG (libjpeg-turbo), PNG (libspng), GIF (giflib) and WebP (libwebp).
+    /// JPEG (libjpeg-turbo), PNG (libspng), GIF (giflib), WebP (libwebp) and AVIF (libavif).
     public static let `default` = ImageCoderRegistry(
-        decoders: [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder()],
-        encoders: [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder()]
+        decoders: [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder()],
+        encoders: [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder()]
     )
 
     /// Puts a decoder at `index` (0 = asked first).
