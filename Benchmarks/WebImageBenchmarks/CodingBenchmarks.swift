@@ -18,6 +18,7 @@ struct CodingFixtures: Sendable {
     let webpLossy1MP: Data
     let webpLossless1MP: Data
     let gif10Frames: Data
+    let avif1MP: Data
 
     init() throws {
         jpeg12MP = try SampleImages.jpeg(width: 4000, height: 3000, seed: 21, quality: 0.85)
@@ -26,6 +27,7 @@ struct CodingFixtures: Sendable {
         webpLossy1MP = try SampleImages.webp(width: 1000, height: 1000, seed: 23, quality: 0.8)
         webpLossless1MP = try SampleImages.webp(width: 1000, height: 1000, seed: 24, quality: 1)
         gif10Frames = try SampleImages.gif(width: 500, height: 200, count: 10)  // 1 MP over all frames
+        avif1MP = try SampleImages.avif(width: 1000, height: 1000, seed: 25, quality: 0.7)
     }
 }
 
@@ -41,6 +43,7 @@ func codingBenchmarks() {
         ("Decode WebP lossy 1 MP", { codingFixtures.webpLossy1MP }),
         ("Decode WebP lossless 1 MP", { codingFixtures.webpLossless1MP }),
         ("Decode GIF 1 MP (500×200 × 10 frames)", { codingFixtures.gif10Frames }),
+        ("Decode AVIF 1 MP", { codingFixtures.avif1MP }),
     ]
     for (name, input) in decodes {
         Benchmark(name) { benchmark in
