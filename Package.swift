@@ -32,11 +32,12 @@ let package = Package(
         .systemLibrary(name: "CSpng", path: "Sources/CLibraries/CSpng"),
         .systemLibrary(name: "CWebP", path: "Sources/CLibraries/CWebP", pkgConfig: "libwebpdemux"),
         .systemLibrary(name: "CGIF", path: "Sources/CLibraries/CGIF"),
+        .systemLibrary(name: "CAvif", path: "Sources/CLibraries/CAvif", pkgConfig: "libavif"),
 
         .target(
             name: "WebImage",
             dependencies: [
-                "CTurboJPEG", "CSpng", "CWebP", "CGIF",
+                "CTurboJPEG", "CSpng", "CWebP", "CGIF", "CAvif",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),

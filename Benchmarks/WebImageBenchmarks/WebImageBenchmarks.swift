@@ -105,4 +105,6 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(try JPEGCoder().decode(f.jpeg, options: .default))
         }
     }
+
+    codingBenchmarks()
 }

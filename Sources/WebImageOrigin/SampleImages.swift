@@ -43,6 +43,46 @@ public enum SampleImages {
         try PNGCoder().encode(pattern(width: width, height: height, seed: seed, alpha: alpha), as: .png, quality: 1)
     }
 
+    /// A lossy (`quality < 1`) or lossless WebP of the pattern.
+    public static func webp(width: Int, height: Int, seed: UInt32 = 1, alpha: Bool = false, quality: Double = 0.8) throws -> Data {
+        try WebPCoder().encode(pattern(width: width, height: height, seed: seed, alpha: alpha), as: .webp, quality: quality)
+    }
+
+    /// A lossy (`quality < 1`) or lossless AVIF of the pattern.
+    public static func avif(width: Int, height: Int, seed: UInt32 = 1, alpha: Bool = false, quality: Double = 0.7) throws -> Data {
+        try AVIFCoder().encode(pattern(width: width, height: height, seed: seed, alpha: alpha), as: .avif, quality: quality)
+    }
+
+    /// `count` frames of a bouncing square over the pattern: distinct frames, `delay` each.
+    public static func animation(
+        width: Int, height: Int, count: Int = 4, delay: Duration = .milliseconds(80), loopCount: Int = 0, alpha: Bool = false
+    ) -> Image {
+        let background = pattern(width: width, height: height, seed: 7, alpha: alpha)
+        let side = max(1, min(width, height) / 4)
+        let frames = (0..<count).map { n -> ImageFrame in
+            var pixels = background.pixels
+            let left = (width - side) * n / max(count - 1, 1), top = (height - side) * (count - 1 - n) / max(count - 1, 1)
+            for y in top..<(top + side) {
+                for x in left..<(left + side) {
+                    let i = (y * width + x) * 4
+                    pixels[i] = UInt8(40 * n % 256); pixels[i + 1] = 30; pixels[i + 2] = 200; pixels[i + 3] = 255
+                }
+            }
+            return ImageFrame(pixels: pixels, duration: delay)
+        }
+        return Image(format: .gif, pixelWidth: width, pixelHeight: height, frames: frames, loopCount: loopCount)
+    }
+
+    /// An animated GIF of ``animation(width:height:count:delay:loopCount:alpha:)``.
+    public static func gif(width: Int, height: Int, count: Int = 4) throws -> Data {
+        try GIFCoder().encode(animation(width: width, height: height, count: count), as: .gif, quality: 1)
+    }
+
+    /// An animated lossless WebP of ``animation(width:height:count:delay:loopCount:alpha:)``.
+    public static func animatedWebP(width: Int, height: Int, count: Int = 4) throws -> Data {
+        try WebPCoder().encode(animation(width: width, height: height, count: count), as: .webp, quality: 1)
+    }
+
     /// The set the demo and the tests serve, by file name.
     public static func standardSet() throws -> [String: Data] {
         var set: [String: Data] = [:]
@@ -52,6 +92,11 @@ public enum SampleImages {
         set["logo.png"] = try png(width: 256, height: 256, seed: 4)
         set["icon@2x.png"] = try png(width: 64, height: 64, seed: 5)
         set["opaque.png"] = try png(width: 400, height: 300, seed: 6, alpha: false)
+        set["spinner.gif"] = try gif(width: 96, height: 96, count: 6)
+        set["photo.webp"] = try webp(width: 640, height: 480, seed: 8)
+        set["badge.webp"] = try webp(width: 128, height: 128, seed: 9, alpha: true, quality: 1)
+        set["bounce.webp"] = try animatedWebP(width: 120, height: 90, count: 5)
+        set["photo.avif"] = try avif(width: 320, height: 240, seed: 10)
         for n in 1...12 { set["thumb-\(n).jpg"] = try jpeg(width: 160 + n * 8, height: 120, seed: UInt32(10 + n)) }
         return set
     }

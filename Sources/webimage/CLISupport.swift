@@ -9,13 +9,13 @@ struct CLIError: Error, CustomStringConvertible {
 
 enum CLIPipeline {
     /// A pipeline with a disk cache in `cacheDir` (or the default directory).
-    static func make(cacheDir: String?, concurrency: Int = 6) throws -> ImagePipeline {
+    static func make(cacheDir: String?, concurrency: Int = 6, decodingOptions: ImageDecodingOptions = .default) throws -> ImagePipeline {
         var downloaderConfiguration = ImageDownloaderConfiguration()
         downloaderConfiguration.maxConcurrentDownloads = concurrency
         let disk = try DiskCache(directory: cacheDirectory(cacheDir))
         return ImagePipeline(configuration: .init(
             downloader: ImageDownloader(configuration: downloaderConfiguration),
-            dataCache: disk))
+            dataCache: disk, decodingOptions: decodingOptions))
     }
 
     static func cacheDirectory(_ path: String?) -> URL {

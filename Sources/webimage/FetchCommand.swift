@@ -26,8 +26,15 @@ struct FetchCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the summary as one JSON object.")
     var json = false
 
+    @Option(name: .long, help: "Write thumbnails that fit inside WIDTHxHEIGHT (aspect kept, never enlarged).")
+    var resize: String?
+
+    @Option(name: .long, help: "Re-encode as jpeg, png, webp, gif or avif (the file extension follows).")
+    var format: String?
+
     func validate() throws {
         guard concurrency > 0 else { throw ValidationError("--concurrency must be at least 1") }
+        do { _ = try OutputTransform(resize: resize, format: format) } catch { throw ValidationError("\(error)") }
     }
 
     func run() async throws {
@@ -35,7 +42,10 @@ struct FetchCommand: AsyncParsableCommand {
         guard !list.isEmpty else { throw ValidationError("no URLs given (pass them as arguments or with --input)") }
         let outputDir = URL(fileURLWithPath: output, isDirectory: true)
         try FileManager.default.createDirectory(at: outputDir, withIntermediateDirectories: true)
-        let pipeline = try CLIPipeline.make(cacheDir: cacheDir, concurrency: concurrency)
+        let transform = try OutputTransform(resize: resize, format: format)
+        // With --resize the pipeline itself decodes at thumbnail size (JPEG DCT scaling, WebP scaling).
+        let pipeline = try CLIPipeline.make(
+            cacheDir: cacheDir, concurrency: concurrency, decodingOptions: transform?.decodingOptions ?? .default)
         let showProgress = !json && isatty(STDOUT_FILENO) == 1
         let progress = showProgress ? Terminal().progressBar(title: "Fetching \(list.count) images") : nil
         progress?.start()
@@ -49,7 +59,7 @@ struct FetchCommand: AsyncParsableCommand {
             func add() {
                 let raw = list[next]
                 next += 1
-                group.addTask { (raw, await Self.fetchOne(raw, pipeline: pipeline, into: outputDir, names: names)) }
+                group.addTask { (raw, await Self.fetchOne(raw, pipeline: pipeline, into: outputDir, names: names, transform: transform)) }
             }
             while next < min(concurrency, list.count) { add() }
             var done = 0
@@ -75,7 +85,7 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     private static func fetchOne(
-        _ raw: String, pipeline: ImagePipeline, into dir: URL, names: OutputNames
+        _ raw: String, pipeline: ImagePipeline, into dir: URL, names: OutputNames, transform: OutputTransform?
     ) async -> Result<(ImageSource, Int), any Error> {
         do {
             guard let url = URL(string: raw.trimmingCharacters(in: .whitespaces)), url.scheme != nil else {
@@ -83,10 +93,18 @@ struct FetchCommand: AsyncParsableCommand {
             }
             let request = ImageRequest(url: url)
             let response = try await pipeline.image(for: request)
-            guard let data = try await originalData(response, pipeline: pipeline) else {
-                throw CLIError("original bytes are not available")
+            var nameURL = url, format = response.image.format
+            let data: Data
+            if let transform {
+                (data, format) = try transform.apply(to: response.image)
+                nameURL = url.deletingPathExtension().appendingPathExtension(format.fileExtension)
+            } else {
+                guard let original = try await originalData(response, pipeline: pipeline) else {
+                    throw CLIError("original bytes are not available")
+                }
+                data = original
             }
-            let name = await names.name(for: url, format: response.image.format)
+            let name = await names.name(for: nameURL, format: format)
             try data.write(to: dir.appendingPathComponent(name), options: .atomic)
             return .success((response.source, data.count))
         } catch {

@@ -24,7 +24,8 @@ struct InfoCommand: AsyncParsableCommand {
     func run() async throws {
         do {
             let data = try await load()
-            let image = try ImageCoderRegistry.default.decode(data)
+            // The first frame proves the data decodes; the frame count comes from the header.
+            let image = try ImageCoderRegistry.default.decode(data, options: .init(firstFrameOnly: true))
             let info = Info(
                 format: image.format.rawValue, width: image.pixelWidth, height: image.pixelHeight,
                 frames: image.frameCount, bytes: data.count)

@@ -6,6 +6,12 @@
 /// CoreGraphics, Skia and Cairo composite fastest). Opaque images have A = 255 everywhere and
 /// ``isOpaque`` set. EXIF orientation is reported in ``orientation``, not applied.
 ///
+/// ## Animation
+/// An animated image (GIF, WebP) keeps every frame, composited to the full canvas, in
+/// ``frames``; ``pixels`` is the first frame (sharing its storage). Still images, and animations
+/// decoded with ``ImageDecodingOptions/firstFrameOnly``, have no ``frames``; ``frameCount`` still
+/// tells how many frames the file holds.
+///
 /// ```swift
 /// let image = try ImageCoderRegistry.default.decode(data)
 /// print(image.format, image.pixelWidth, image.pixelHeight, image.cost)
@@ -29,6 +35,13 @@ public struct Image: Sendable {
     public var orientation: Int
     /// Number of frames in the source (1 for still images).
     public var frameCount: Int
+    /// The decoded animation frames, composited, first frame first; empty for still images.
+    ///
+    /// `frames[0].pixels` equals ``pixels``. Every frame has ``bytesPerRow`` `== 4 * pixelWidth`.
+    public var frames: [ImageFrame]
+    /// How many times the animation plays; 0 means forever (GIF: the NETSCAPE2.0 value as
+    /// stored, 1 without it; WebP: the `ANIM` loop count).
+    public var loopCount: Int
 
     public init(
         format: ImageFormat,
@@ -50,6 +63,42 @@ public struct Image: Sendable {
         self.scale = scale
         self.orientation = orientation
         self.frameCount = frameCount
+        self.frames = []
+        self.loopCount = 0
+    }
+
+    /// An animated image from its composited frames (at least one); ``pixels`` is the first frame.
+    ///
+    /// ```swift
+    /// let animation = Image(format: .gif, pixelWidth: 2, pixelHeight: 2, frames: frames, loopCount: 0)
+    /// ```
+    public init(
+        format: ImageFormat, pixelWidth: Int, pixelHeight: Int, frames: [ImageFrame], loopCount: Int,
+        scale: Double = 1
+    ) {
+        precondition(!frames.isEmpty, "an animated image needs at least one frame")
+        let opaque = frames.allSatisfy { PixelOperations.isOpaque($0.pixels) }
+        self.init(
+            format: format, pixelWidth: pixelWidth, pixelHeight: pixelHeight, pixels: frames[0].pixels,
+            isOpaque: opaque, scale: scale, frameCount: frames.count)
+        self.frames = frames
+        self.loopCount = loopCount
+    }
+
+    /// What a decoder of an animated format returns: a still image for one decoded frame
+    /// (a still file, or ``ImageDecodingOptions/firstFrameOnly``), an animation otherwise.
+    static func decoded(
+        format: ImageFormat, pixelWidth: Int, pixelHeight: Int, frames: [ImageFrame], frameCount: Int, loopCount: Int,
+        scale: Double
+    ) -> Image {
+        guard frames.count == 1 else {
+            return Image(format: format, pixelWidth: pixelWidth, pixelHeight: pixelHeight, frames: frames, loopCount: loopCount, scale: scale)
+        }
+        var still = Image(
+            format: format, pixelWidth: pixelWidth, pixelHeight: pixelHeight, pixels: frames[0].pixels,
+            isOpaque: PixelOperations.isOpaque(frames[0].pixels), scale: scale, frameCount: frameCount)
+        still.loopCount = loopCount
+        return still
     }
 
     /// Size in points: pixel size divided by ``scale``.
@@ -57,8 +106,37 @@ public struct Image: Sendable {
         (Double(pixelWidth) / scale, Double(pixelHeight) / scale)
     }
 
-    /// Bytes of memory this image holds; the memory cache's cost.
-    public var cost: Int { pixels.count }
+    /// Bytes of memory this image holds, all animation frames included; the memory cache's cost.
+    public var cost: Int {
+        // frames[0] shares its storage with `pixels`.
+        frames.dropFirst().reduce(pixels.count) { $0 + $1.pixels.count }
+    }
+
+    /// `true` when the image holds more than one decoded frame.
+    public var isAnimated: Bool { frames.count > 1 }
+
+    /// The sum of the frame durations (zero for still images).
+    public var totalDuration: Duration {
+        frames.reduce(Duration.zero) { $0 + $1.duration }
+    }
+
+    /// Frame `index` as a still image (index 0 of a still image is the image itself).
+    ///
+    /// ```swift
+    /// let third = try ImageCoderRegistry.default.decode(gif).frame(at: 2)
+    /// ```
+    public func frame(at index: Int) -> Image {
+        guard !frames.isEmpty else {
+            precondition(index == 0, "a still image has only frame 0")
+            return self
+        }
+        var still = self
+        still.pixels = frames[index].pixels
+        still.bytesPerRow = pixelWidth * 4
+        still.frames = []
+        still.isOpaque = PixelOperations.isOpaque(still.pixels)
+        return still
+    }
 
     /// The RGBA value of one pixel (premultiplied), for tests and tools.
     public func pixel(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {

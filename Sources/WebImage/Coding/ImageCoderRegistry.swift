@@ -19,10 +19,10 @@ public struct ImageCoderRegistry: ImageDecoding, Sendable {
         self.encoders = encoders
     }
 
-    /// JPEG (libjpeg-turbo) and PNG (libspng).
+    /// JPEG (libjpeg-turbo), PNG (libspng), GIF (giflib), WebP (libwebp) and AVIF (libavif).
     public static let `default` = ImageCoderRegistry(
-        decoders: [JPEGCoder(), PNGCoder()],
-        encoders: [JPEGCoder(), PNGCoder()]
+        decoders: [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder()],
+        encoders: [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder()]
     )
 
     /// Puts a decoder at `index` (0 = asked first).
@@ -44,7 +44,8 @@ public struct ImageCoderRegistry: ImageDecoding, Sendable {
     }
 
     public func decode(_ data: Data, options: ImageDecodingOptions = .default) throws(ImageDecodingError) -> Image {
-        try decoder(for: data).decode(data, options: options)
+        // Built-in coders honour the thumbnail size themselves; this covers custom ones.
+        try decoder(for: data).decode(data, options: options).fittingThumbnail(options)
     }
 
     /// Encodes `image` with the first encoder for `format`.

@@ -32,10 +32,26 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     public var maxPixelCount: Int
     /// Points-to-pixels scale given to the decoded image.
     public var scale: Double
+    /// Decode only the first frame of an animation (``Image/frames`` stays empty; the pixel
+    /// limit is then checked against one frame). ``Image/frameCount`` still reports the file's count.
+    public var firstFrameOnly: Bool
+    /// When set, the longest side of the result is at most this many pixels (aspect ratio kept,
+    /// never enlarged). JPEG and WebP decode at a reduced size straight from the compressed data;
+    /// other formats decode, then downscale with ``Resampler``.
+    public var thumbnailMaxPixelSize: Int?
 
-    public init(maxPixelCount: Int = 50_000_000, scale: Double = 1) {
+    /// ```swift
+    /// let options = ImageDecodingOptions(firstFrameOnly: true, thumbnailMaxPixelSize: 256)
+    /// let thumbnail = try ImageCoderRegistry.default.decode(data, options: options)
+    /// ```
+    public init(
+        maxPixelCount: Int = 50_000_000, scale: Double = 1, firstFrameOnly: Bool = false,
+        thumbnailMaxPixelSize: Int? = nil
+    ) {
         self.maxPixelCount = maxPixelCount
         self.scale = scale
+        self.firstFrameOnly = firstFrameOnly
+        self.thumbnailMaxPixelSize = thumbnailMaxPixelSize.map { max($0, 1) }
     }
 
     public static let `default` = ImageDecodingOptions()
@@ -63,4 +79,19 @@ public protocol ImageEncoding: Sendable {
     func canEncode(_ format: ImageFormat) -> Bool
     /// - Parameter quality: 0...1 for lossy formats; ignored by lossless ones.
     func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageDecodingError) -> Data
+}
+
+extension ImageDecodingOptions {
+    /// Throws ``ImageDecodingError/tooManyPixels(width:height:frames:limit:)`` when decoding
+    /// `header` would exceed ``maxPixelCount``: all frames, or one with ``firstFrameOnly``.
+    /// Call it before allocating any pixel buffer.
+    func checkPixelLimit(_ header: ImageHeader) throws(ImageDecodingError) {
+        var counted = header
+        if firstFrameOnly { counted.frameCount = 1 }
+        guard counted.totalPixelCount <= maxPixelCount else {
+            throw .tooManyPixels(
+                width: header.pixelWidth, height: header.pixelHeight, frames: max(counted.frameCount, 1),
+                limit: maxPixelCount)
+        }
+    }
 }

@@ -6,13 +6,25 @@ public import Foundation
 /// TurboJPEG reports errors by return code (never by `exit` or `longjmp`), so every failure
 /// becomes an ``ImageDecodingError``. Progressive JPEGs with an abusive number of scans are
 /// refused (`TJFLAG_LIMITSCANS`). A truncated file is an error, not a grey-filled image.
+/// CMYK and YCCK files (as Photoshop writes them, Adobe-inverted) are converted to RGB the
+/// way browsers do. With ``ImageDecodingOptions/thumbnailMaxPixelSize`` the image is decoded
+/// with DCT scaling at the smallest factor that stays at or above the target, then finished
+/// with ``Resampler``: the full-size buffer is never allocated.
 ///
 /// ```swift
 /// let image = try JPEGCoder().decode(data, options: .default)
-/// let jpeg = try JPEGCoder().encode(image, as: .jpeg, quality: 0.8)
+/// let jpeg = try JPEGCoder(progressive: true).encode(image, as: .jpeg, quality: 0.8)
 /// ```
 public struct JPEGCoder: ImageDecoding, ImageEncoding {
-    public init() {}
+    /// Encode progressive (multi-scan) JPEGs.
+    public var progressive: Bool
+    /// Encode single-channel greyscale JPEGs.
+    public var grayscale: Bool
+
+    public init(progressive: Bool = false, grayscale: Bool = false) {
+        self.progressive = progressive
+        self.grayscale = grayscale
+    }
 
     public func canDecode(_ format: ImageFormat) -> Bool { format == .jpeg }
     public func canEncode(_ format: ImageFormat) -> Bool { format == .jpeg }
@@ -20,17 +32,25 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
     public func readHeader(_ data: Data) throws(ImageDecodingError) -> ImageHeader {
         guard let handle = tjInitDecompress() else { throw .corrupt(format: .jpeg, reason: "cannot create decoder") }
         defer { tjDestroy(handle) }
-        return try Self.header(handle, data)
+        return try Self.header(handle, data).0
     }
 
     public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
+        try Self.decode(data, options: options, acceptTruncation: false)
+    }
+
+    /// Decodes `data`; with `acceptTruncation`, a file that ends early gives what was decoded
+    /// (the rest grey) instead of an error: the partial image of progressive loading.
+    static func decode(_ data: Data, options: ImageDecodingOptions, acceptTruncation: Bool) throws(ImageDecodingError) -> Image {
         guard let handle = tjInitDecompress() else { throw .corrupt(format: .jpeg, reason: "cannot create decoder") }
         defer { tjDestroy(handle) }
-        let header = try Self.header(handle, data)
-        guard header.totalPixelCount <= options.maxPixelCount else {
-            throw .tooManyPixels(width: header.pixelWidth, height: header.pixelHeight, frames: 1, limit: options.maxPixelCount)
-        }
-        let width = header.pixelWidth, height = header.pixelHeight
+        let (header, colorspace) = try Self.header(handle, data)
+        try options.checkPixelLimit(header)
+        let target: (width: Int, height: Int) = options.thumbnailMaxPixelSize.map {
+            Resampler.fittingSize(width: header.pixelWidth, height: header.pixelHeight, maxWidth: $0, maxHeight: $0)
+        } ?? (header.pixelWidth, header.pixelHeight)
+        let (width, height) = Self.scaledSize(header, atLeast: target)
+        let isCMYK = colorspace == TJCS_CMYK.rawValue || colorspace == TJCS_YCCK.rawValue
         let rowBytes = width * 4
         var pixels = [UInt8](repeating: 0, count: rowBytes * height)
         let result = data.withUnsafeBytes { src in
@@ -38,13 +58,15 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
                 tjDecompress2(
                     handle, src.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt(src.count),
                     dst.baseAddress, Int32(width), Int32(rowBytes), Int32(height),
-                    Int32(TJPF_RGBA.rawValue), TJFLAG_LIMITSCANS)
+                    Int32((isCMYK ? TJPF_CMYK : TJPF_RGBA).rawValue), TJFLAG_LIMITSCANS)
             }
         }
-        if result != 0 { try Self.check(handle) }
-        return Image(
+        if result != 0 { try Self.check(handle, acceptTruncation: acceptTruncation) }
+        if isCMYK { PixelOperations.convertInvertedCMYK(&pixels) }
+        let image = Image(
             format: .jpeg, pixelWidth: width, pixelHeight: height, pixels: pixels,
             isOpaque: true, scale: options.scale, orientation: EXIFOrientation.read(fromJPEG: data))
+        return Resampler.resize(image, width: target.width, height: target.height)
     }
 
     public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageDecodingError) -> Data {
@@ -53,10 +75,12 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
         var output: UnsafeMutablePointer<UInt8>?
         var size: UInt = 0
         let q = Int32((min(max(quality, 0), 1) * 100).rounded())
+        let sampling = grayscale ? TJSAMP_GRAY : TJSAMP_420
         let result = image.pixels.withUnsafeBufferPointer { src in
             tjCompress2(
                 handle, src.baseAddress, Int32(image.pixelWidth), Int32(image.bytesPerRow), Int32(image.pixelHeight),
-                Int32(TJPF_RGBA.rawValue), &output, &size, Int32(TJSAMP_420.rawValue), max(q, 1), 0)
+                Int32(TJPF_RGBA.rawValue), &output, &size, Int32(sampling.rawValue), max(q, 1),
+                progressive ? TJFLAG_PROGRESSIVE : 0)
         }
         defer { if let output { tjFree(output) } }
         guard result == 0, let output else {
@@ -67,7 +91,44 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
 
     // MARK: - Internals
 
-    private static func header(_ handle: tjhandle, _ data: Data) throws(ImageDecodingError) -> ImageHeader {
+    /// Writes a four-channel CMYK JPEG from packed CMYK bytes stored Adobe-inverted (0 = full
+    /// ink), as Photoshop writes them; for tools and tests that need such files.
+    ///
+    /// ```swift
+    /// let cmyk = try JPEGCoder.encode(cmyk: [255, 0, 0, 255], width: 1, height: 1, quality: 0.9)  // red
+    /// ```
+    public static func encode(cmyk: [UInt8], width: Int, height: Int, quality: Double) throws(ImageDecodingError) -> Data {
+        guard cmyk.count == width * height * 4, width > 0, height > 0 else {
+            throw .encodingFailed(format: .jpeg, reason: "CMYK buffer does not match the size")
+        }
+        guard let handle = tjInitCompress() else { throw .encodingFailed(format: .jpeg, reason: "cannot create encoder") }
+        defer { tjDestroy(handle) }
+        var output: UnsafeMutablePointer<UInt8>?
+        var size: UInt = 0
+        let result = cmyk.withUnsafeBufferPointer { src in
+            tjCompress2(
+                handle, src.baseAddress, Int32(width), Int32(width * 4), Int32(height), Int32(TJPF_CMYK.rawValue),
+                &output, &size, Int32(TJSAMP_444.rawValue), Int32(min(max(quality, 0.01), 1) * 100), 0)
+        }
+        defer { if let output { tjFree(output) } }
+        guard result == 0, let output else { throw .encodingFailed(format: .jpeg, reason: message(handle)) }
+        return Data(bytes: output, count: Int(size))
+    }
+
+    /// The smallest DCT-scaled size (TurboJPEG's factors, 1/8 up) that covers `target` on both sides.
+    static func scaledSize(_ header: ImageHeader, atLeast target: (width: Int, height: Int)) -> (Int, Int) {
+        var best = (header.pixelWidth, header.pixelHeight)
+        var count: Int32 = 0
+        guard target.width < best.0 || target.height < best.1, let factors = tjGetScalingFactors(&count) else { return best }
+        for factor in UnsafeBufferPointer(start: factors, count: Int(count)) {
+            let num = Int(factor.num), denom = Int(factor.denom)
+            let w = (header.pixelWidth * num + denom - 1) / denom, h = (header.pixelHeight * num + denom - 1) / denom
+            if w >= target.width, h >= target.height, w * h < best.0 * best.1 { best = (w, h) }
+        }
+        return best
+    }
+
+    private static func header(_ handle: tjhandle, _ data: Data) throws(ImageDecodingError) -> (ImageHeader, UInt32) {
         guard !data.isEmpty else { throw .empty }
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
         let result = data.withUnsafeBytes { src in
@@ -78,15 +139,25 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
         guard result == 0, width > 0, height > 0 else {
             throw .corrupt(format: .jpeg, reason: message(handle))
         }
-        return ImageHeader(format: .jpeg, pixelWidth: Int(width), pixelHeight: Int(height), hasAlpha: false)
+        return (ImageHeader(format: .jpeg, pixelWidth: Int(width), pixelHeight: Int(height), hasAlpha: false), UInt32(colorspace))
     }
 
-    /// Turns a non-zero TurboJPEG result into an error, except for harmless warnings
-    /// (such as extraneous bytes between markers) that browsers also accept.
-    private static func check(_ handle: tjhandle) throws(ImageDecodingError) {
+    /// libjpeg's warnings (JWRN_*), which leave a complete image: browsers show such files.
+    private static let harmlessWarnings = [
+        "Corrupt JPEG data", "Warning:", "Inconsistent progression", "Invalid SOS parameters for sequential",
+        "Unknown Adobe color transform", "Application transferred too many",
+    ]
+
+    /// Turns a non-zero TurboJPEG result into an error, except for harmless warnings (such as
+    /// extraneous bytes between markers) and, with `acceptTruncation`, a premature end.
+    ///
+    /// TurboJPEG's warning flag is sticky (a fatal error after a warning still reports
+    /// `TJERR_WARNING`), so the message, which the last problem sets, decides.
+    private static func check(_ handle: tjhandle, acceptTruncation: Bool) throws(ImageDecodingError) {
         let text = message(handle)
         let isWarning = tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue)
-        if isWarning && !text.contains("Premature end") { return }
+        let harmless = harmlessWarnings.contains { text.hasPrefix($0) } || (acceptTruncation && text.hasPrefix("Premature end"))
+        if isWarning && harmless { return }
         throw .corrupt(format: .jpeg, reason: text)
     }
 

@@ -24,9 +24,7 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
     public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
         try Self.withDecoder(data) { ctx throws(ImageDecodingError) in
             let header = try Self.header(ctx)
-            guard header.totalPixelCount <= options.maxPixelCount else {
-                throw .tooManyPixels(width: header.pixelWidth, height: header.pixelHeight, frames: 1, limit: options.maxPixelCount)
-            }
+            try options.checkPixelLimit(header)
             let format = Int32(SPNG_FMT_RGBA8.rawValue)
             var size = 0
             try Self.check(spng_decoded_image_size(ctx, format, &size))
@@ -38,7 +36,8 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
             let isOpaque = header.hasAlpha ? PixelOperations.premultiply(&pixels) : true
             return Image(
                 format: .png, pixelWidth: header.pixelWidth, pixelHeight: header.pixelHeight,
-                pixels: pixels, isOpaque: isOpaque, scale: options.scale)
+                pixels: pixels, isOpaque: isOpaque, scale: options.scale
+            ).fittingThumbnail(options)
         }
     }
 
@@ -72,7 +71,7 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
 
     // MARK: - Internals
 
-    private static func withDecoder<T>(
+    static func withDecoder<T>(
         _ data: Data, _ body: (OpaquePointer) throws(ImageDecodingError) -> T
     ) throws(ImageDecodingError) -> T {
         guard !data.isEmpty else { throw .empty }
@@ -93,7 +92,7 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
         return try result.get()
     }
 
-    private static func header(_ ctx: OpaquePointer) throws(ImageDecodingError) -> ImageHeader {
+    static func header(_ ctx: OpaquePointer) throws(ImageDecodingError) -> ImageHeader {
         var ihdr = spng_ihdr()
         try check(spng_get_ihdr(ctx, &ihdr))
         var trns = spng_trns()
@@ -103,7 +102,7 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
         return ImageHeader(format: .png, pixelWidth: Int(ihdr.width), pixelHeight: Int(ihdr.height), hasAlpha: hasAlpha)
     }
 
-    private static func check(_ status: Int32) throws(ImageDecodingError) {
+    static func check(_ status: Int32) throws(ImageDecodingError) {
         guard status != 0 else { return }
         throw .corrupt(format: .png, reason: String(cString: spng_strerror(status)))
     }

@@ -59,3 +59,36 @@ enum PixelOperations {
         return out
     }
 }
+
+extension PixelOperations {
+    /// `true` when every alpha byte of packed RGBA8 is 255.
+    static func isOpaque(_ pixels: [UInt8]) -> Bool {
+        pixels.withUnsafeBufferPointer { p in
+            var i = 3
+            while i < p.count {
+                if p[i] != 255 { return false }
+                i += 4
+            }
+            return true
+        }
+    }
+}
+
+extension PixelOperations {
+    /// Converts Adobe-inverted CMYK (as stored by Photoshop, 0 = full ink) to opaque RGBA in
+    /// place, as browsers do: R = C·K/255, G = M·K/255, B = Y·K/255.
+    static func convertInvertedCMYK(_ pixels: inout [UInt8]) {
+        pixels.withUnsafeMutableBufferPointer { p in
+            var i = 0
+            while i + 3 < p.count {
+                let k = UInt32(p[i + 3])
+                for c in 0..<3 {
+                    let t = UInt32(p[i + c]) * k + 128
+                    p[i + c] = UInt8((t + (t >> 8)) >> 8)
+                }
+                p[i + 3] = 255
+                i += 4
+            }
+        }
+    }
+}

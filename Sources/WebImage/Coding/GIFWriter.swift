@@ -1,0 +1,157 @@
+internal import CGIF
+public import Foundation
+
+/// Writes GIF files frame by frame from palette indices, over giflib's encoder.
+///
+/// The low-level half of ``GIFCoder``'s encoder, public so tools and tests can write exactly
+/// the GIF they mean: partial frames, local or global palettes, each disposal method,
+/// interlacing and a NETSCAPE2.0 loop count.
+///
+/// ```swift
+/// var writer = GIFWriter(width: 2, height: 1, globalPalette: [255, 0, 0, 0, 0, 255])
+/// writer.frames.append(.init(left: 0, top: 0, width: 2, height: 1, indices: [0, 1]))
+/// let data = try writer.encode()
+/// ```
+public struct GIFWriter: Sendable {
+    /// What happens to a frame's rectangle before the next frame is drawn.
+    public enum Disposal: Int32, Sendable {
+        case unspecified = 0, none = 1, background = 2, previous = 3
+    }
+
+    /// One image: a rectangle of palette indices and how it is shown.
+    public struct Frame: Sendable {
+        public var left, top, width, height: Int
+        /// `width * height` palette indices, top row first (the writer interlaces them if asked).
+        public var indices: [UInt8]
+        /// Local palette as RGB triples (at most 256 colours); `nil` uses the global one.
+        public var palette: [UInt8]?
+        public var transparentIndex: Int?
+        public var disposal: Disposal
+        public var delayCentiseconds: Int
+        public var interlaced: Bool
+
+        public init(
+            left: Int, top: Int, width: Int, height: Int, indices: [UInt8], palette: [UInt8]? = nil,
+            transparentIndex: Int? = nil, disposal: Disposal = .none, delayCentiseconds: Int = 0, interlaced: Bool = false
+        ) {
+            self.left = left; self.top = top; self.width = width; self.height = height
+            self.indices = indices
+            self.palette = palette
+            self.transparentIndex = transparentIndex
+            self.disposal = disposal
+            self.delayCentiseconds = delayCentiseconds
+            self.interlaced = interlaced
+        }
+    }
+
+    public var width: Int
+    public var height: Int
+    /// Global palette as RGB triples, or `nil` when every frame has its own.
+    public var globalPalette: [UInt8]?
+    /// Written as a NETSCAPE2.0 extension when set (0 = loop forever).
+    public var loopCount: Int?
+    public var frames: [Frame]
+
+    public init(width: Int, height: Int, globalPalette: [UInt8]? = nil, loopCount: Int? = nil, frames: [Frame] = []) {
+        self.width = width
+        self.height = height
+        self.globalPalette = globalPalette
+        self.loopCount = loopCount
+        self.frames = frames
+    }
+
+    /// The GIF file.
+    public func encode() throws(ImageDecodingError) -> Data {
+        guard (1...65_535).contains(width), (1...65_535).contains(height) else {
+            throw .encodingFailed(format: .gif, reason: "GIF sides must be 1…65535 pixels")
+        }
+        guard !frames.isEmpty else { throw .encodingFailed(format: .gif, reason: "no frames") }
+        let sink = Sink()
+        var error: Int32 = 0
+        guard let gif = EGifOpen(Unmanaged.passUnretained(sink).toOpaque(), Self.write, &error) else {
+            throw Self.failure(error)
+        }
+        var closed = false
+        defer { if !closed { EGifCloseFile(gif, nil) } }
+        EGifSetGifVersion(gif, true)
+        try withColorMap(globalPalette) { map throws(ImageDecodingError) in
+            try check(gif, EGifPutScreenDesc(gif, Int32(width), Int32(height), 8, 0, map))
+        }
+        if let loopCount { try putLoopCount(gif, loopCount) }
+        for frame in frames { try put(gif, frame) }
+        closed = true
+        guard EGifCloseFile(gif, &error) == GIF_OK else { throw Self.failure(error) }
+        return withExtendedLifetime(sink) { Data(sink.bytes) }
+    }
+
+    // MARK: - Internals
+
+    /// The bytes giflib writes; reached from C through `UserData`.
+    private final class Sink {
+        var bytes: [UInt8] = []
+    }
+
+    private static let write: OutputFunc = { gif, bytes, count in
+        guard let gif, let bytes, let user = gif.pointee.UserData else { return 0 }
+        let sink = Unmanaged<Sink>.fromOpaque(user).takeUnretainedValue()
+        sink.bytes.append(contentsOf: UnsafeBufferPointer(start: bytes, count: Int(count)))
+        return count
+    }
+
+    private func put(_ gif: UnsafeMutablePointer<GifFileType>, _ frame: Frame) throws(ImageDecodingError) {
+        guard frame.width > 0, frame.height > 0, frame.indices.count == frame.width * frame.height else {
+            throw .encodingFailed(format: .gif, reason: "frame indices do not match its size")
+        }
+        var control = GraphicsControlBlock(
+            DisposalMode: frame.disposal.rawValue, UserInputFlag: false, DelayTime: Int32(min(frame.delayCentiseconds, 65_535)),
+            TransparentColor: Int32(frame.transparentIndex ?? Int(NO_TRANSPARENT_COLOR)))
+        var extensionBytes = [GifByteType](repeating: 0, count: 4)
+        let length = EGifGCBToExtension(&control, &extensionBytes)
+        try check(gif, EGifPutExtension(gif, GRAPHICS_EXT_FUNC_CODE, Int32(length), extensionBytes))
+        try withColorMap(frame.palette) { map throws(ImageDecodingError) in
+            try check(gif, EGifPutImageDesc(
+                gif, Int32(frame.left), Int32(frame.top), Int32(frame.width), Int32(frame.height), frame.interlaced, map))
+        }
+        var row = [GifPixelType](repeating: 0, count: frame.width)
+        for y in GIFStream.rowOrder(height: frame.height, interlaced: frame.interlaced) {
+            for x in 0..<frame.width { row[x] = frame.indices[y * frame.width + x] }
+            try check(gif, EGifPutLine(gif, &row, Int32(frame.width)))
+        }
+    }
+
+    private func putLoopCount(_ gif: UnsafeMutablePointer<GifFileType>, _ count: Int) throws(ImageDecodingError) {
+        try check(gif, EGifPutExtensionLeader(gif, APPLICATION_EXT_FUNC_CODE))
+        try check(gif, EGifPutExtensionBlock(gif, 11, Array("NETSCAPE2.0".utf8)))
+        let value = min(max(count, 0), 65_535)
+        try check(gif, EGifPutExtensionBlock(gif, 3, [1, UInt8(value & 0xFF), UInt8(value >> 8)] as [UInt8]))
+        try check(gif, EGifPutExtensionTrailer(gif))
+    }
+
+    /// A giflib colour map for RGB triples, padded to a power of two, alive during `body`.
+    private func withColorMap(
+        _ palette: [UInt8]?, _ body: (UnsafeMutablePointer<ColorMapObject>?) throws(ImageDecodingError) -> Void
+    ) throws(ImageDecodingError) {
+        guard let palette else { return try body(nil) }
+        let count = palette.count / 3
+        guard count >= 1, count <= 256, palette.count % 3 == 0 else {
+            throw .encodingFailed(format: .gif, reason: "a palette holds 1…256 RGB colours")
+        }
+        var size = 2
+        while size < count { size *= 2 }
+        var colors = [GifColorType](repeating: GifColorType(Red: 0, Green: 0, Blue: 0), count: size)
+        for i in 0..<count { colors[i] = GifColorType(Red: palette[i * 3], Green: palette[i * 3 + 1], Blue: palette[i * 3 + 2]) }
+        guard let map = GifMakeMapObject(Int32(size), colors) else {
+            throw .encodingFailed(format: .gif, reason: "cannot make a colour map")
+        }
+        defer { GifFreeMapObject(map) }
+        try body(map)
+    }
+
+    private func check(_ gif: UnsafeMutablePointer<GifFileType>, _ status: Int32) throws(ImageDecodingError) {
+        guard status == GIF_OK else { throw Self.failure(gif.pointee.Error) }
+    }
+
+    private static func failure(_ code: Int32) -> ImageDecodingError {
+        .encodingFailed(format: .gif, reason: GifErrorString(code).map { String(cString: $0) } ?? "giflib error \(code)")
+    }
+}

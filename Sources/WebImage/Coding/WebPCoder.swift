@@ -1,0 +1,131 @@
+internal import CWebP
+public import Foundation
+
+/// WebP decoding and encoding over libwebp: lossy, lossless, alpha and animation.
+///
+/// Still images decode through `WebPDecode` into a buffer we own; with
+/// ``ImageDecodingOptions/thumbnailMaxPixelSize`` libwebp scales while decoding
+/// (`use_scaling`), so the full-size buffer is never allocated. Animations decode through
+/// `WebPAnimDecoder`, which composites each frame onto the canvas; durations are clamped with
+/// ``ImageFrame/clampedDuration(milliseconds:)``. Encoding is lossy at `quality < 1` and
+/// lossless at `quality >= 1`; images with ``Image/frames`` become animated WebP.
+///
+/// ```swift
+/// let image = try WebPCoder().decode(data, options: .init(thumbnailMaxPixelSize: 256))
+/// let lossless = try WebPCoder().encode(image, as: .webp, quality: 1)
+/// ```
+public struct WebPCoder: ImageDecoding, ImageEncoding {
+    public init() {}
+
+    public func canDecode(_ format: ImageFormat) -> Bool { format == .webp }
+    public func canEncode(_ format: ImageFormat) -> Bool { format == .webp }
+
+    public func readHeader(_ data: Data) throws(ImageDecodingError) -> ImageHeader {
+        try Self.inspect(data).header
+    }
+
+    public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
+        let (header, animated) = try Self.inspect(data)
+        try options.checkPixelLimit(header)
+        if animated {
+            return try WebPAnimation.decode(data, header: header, options: options)
+        }
+        var size = (width: header.pixelWidth, height: header.pixelHeight)
+        if let side = options.thumbnailMaxPixelSize {
+            size = Resampler.fittingSize(width: size.width, height: size.height, maxWidth: side, maxHeight: side)
+        }
+        var pixels = try Self.decodeStill(data, width: size.width, height: size.height, scaled: size.width != header.pixelWidth)
+        let isOpaque = header.hasAlpha ? PixelOperations.premultiply(&pixels) : true
+        return Image(
+            format: .webp, pixelWidth: size.width, pixelHeight: size.height, pixels: pixels, isOpaque: isOpaque,
+            scale: options.scale)
+    }
+
+    public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageDecodingError) -> Data {
+        if image.frames.count > 1 { return try WebPAnimation.encode(image, quality: quality) }
+        let rgba = PixelOperations.unpremultiplied(image)
+        var output: UnsafeMutablePointer<UInt8>?
+        let w = Int32(image.pixelWidth), h = Int32(image.pixelHeight), stride = Int32(image.pixelWidth * 4)
+        let size = rgba.withUnsafeBufferPointer { src in
+            quality >= 1
+                ? WebPEncodeLosslessRGBA(src.baseAddress, w, h, stride, &output)
+                : WebPEncodeRGBA(src.baseAddress, w, h, stride, Float(min(max(quality, 0), 1) * 100), &output)
+        }
+        defer { WebPFree(output) }
+        guard size > 0, let output else { throw .encodingFailed(format: .webp, reason: "libwebp could not encode the image") }
+        return Data(bytes: output, count: size)
+    }
+
+    // MARK: - Internals
+
+    /// The header, and whether the file is an animation (even of one frame).
+    static func inspect(_ data: Data) throws(ImageDecodingError) -> (header: ImageHeader, animated: Bool) {
+        guard !data.isEmpty else { throw .empty }
+        var features = WebPBitstreamFeatures()
+        let status = data.withUnsafeBytes { src in
+            WebPGetFeatures(src.baseAddress?.assumingMemoryBound(to: UInt8.self), src.count, &features)
+        }
+        let container = WebPContainer(data)
+        if status == VP8_STATUS_BITSTREAM_ERROR, let canvas = container.canvas, canvas.width * canvas.height >= 1 << 32 {
+            // Too large for libwebp to parse: report the declared size so the limit refuses it.
+            let header = ImageHeader(
+                format: .webp, pixelWidth: canvas.width, pixelHeight: canvas.height, frameCount: max(container.frameCount, 1),
+                hasAlpha: true)
+            return (header, container.isAnimated)
+        }
+        try Self.check(status)
+        guard features.width > 0, features.height > 0 else { throw .corrupt(format: .webp, reason: "zero size") }
+        let frames = features.has_animation != 0 ? container.frameCount : 1
+        guard frames > 0 else { throw .corrupt(format: .webp, reason: "animation without frames") }
+        let header = ImageHeader(
+            format: .webp, pixelWidth: Int(features.width), pixelHeight: Int(features.height), frameCount: frames,
+            hasAlpha: features.has_alpha != 0)
+        return (header, features.has_animation != 0)
+    }
+
+    /// Straight RGBA8 of a still image, scaled by libwebp when `scaled`.
+    private static func decodeStill(_ data: Data, width: Int, height: Int, scaled: Bool) throws(ImageDecodingError) -> [UInt8] {
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        let status = data.withUnsafeBytes { src in
+            pixels.withUnsafeMutableBufferPointer { dst in
+                guard var config = rgbaConfig(writingTo: dst, width: width) else { return VP8_STATUS_INVALID_PARAM }
+                if scaled {
+                    config.options.use_scaling = 1
+                    config.options.scaled_width = Int32(width)
+                    config.options.scaled_height = Int32(height)
+                }
+                defer { WebPFreeDecBuffer(&config.output) }
+                return WebPDecode(src.baseAddress?.assumingMemoryBound(to: UInt8.self), src.count, &config)
+            }
+        }
+        try check(status)
+        return pixels
+    }
+
+    /// A decoder configuration writing straight RGBA8 rows of `width` pixels into `buffer`.
+    static func rgbaConfig(writingTo buffer: UnsafeMutableBufferPointer<UInt8>, width: Int) -> WebPDecoderConfig? {
+        var config = WebPDecoderConfig()
+        guard WebPInitDecoderConfig(&config) != 0 else { return nil }
+        config.output.colorspace = MODE_RGBA
+        config.output.is_external_memory = 1
+        config.output.u.RGBA.rgba = buffer.baseAddress
+        config.output.u.RGBA.stride = Int32(width * 4)
+        config.output.u.RGBA.size = buffer.count
+        return config
+    }
+
+    static func check(_ status: VP8StatusCode) throws(ImageDecodingError) {
+        guard status != VP8_STATUS_OK else { return }
+        let reason = switch status {
+        case VP8_STATUS_OUT_OF_MEMORY: "out of memory"
+        case VP8_STATUS_INVALID_PARAM: "invalid parameter"
+        case VP8_STATUS_BITSTREAM_ERROR: "bitstream error"
+        case VP8_STATUS_UNSUPPORTED_FEATURE: "unsupported feature"
+        case VP8_STATUS_SUSPENDED: "suspended"
+        case VP8_STATUS_USER_ABORT: "aborted"
+        case VP8_STATUS_NOT_ENOUGH_DATA: "not enough data (truncated)"
+        default: "libwebp status \(status.rawValue)"
+        }
+        throw .corrupt(format: .webp, reason: reason)
+    }
+}

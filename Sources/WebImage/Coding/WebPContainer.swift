@@ -1,0 +1,38 @@
+public import Foundation
+
+/// What the RIFF container of a WebP file says, read without libwebp: enough for a header.
+///
+/// libwebp refuses canvases of 2³² pixels or more as a bitstream error before we could report
+/// them as over the limit, so the `VP8X` canvas and the frame and loop counts are read by walking
+/// the chunks here.
+struct WebPContainer {
+    /// `ANMF` chunks (0 for a still image).
+    var frameCount = 0
+    /// The `ANIM` chunk's loop count (0 = forever).
+    var loopCount = 0
+    /// The `VP8X` chunk's canvas size and animation flag, if the file is extended.
+    var canvas: (width: Int, height: Int)?
+    var isAnimated = false
+
+    init(_ data: Data) {
+        let bytes = data
+        let start = data.startIndex  // `data` may be a slice
+        func byte(_ i: Int) -> Int { Int(bytes[start + i]) }
+        var offset = 12
+        while offset + 8 <= bytes.count {
+            let tag = String(decoding: bytes[(start + offset)..<(start + offset + 4)], as: UTF8.self)
+            let size = byte(offset + 4) | byte(offset + 5) << 8 | byte(offset + 6) << 16 | byte(offset + 7) << 24
+            let payload = offset + 8
+            if tag == "ANMF" { frameCount += 1 }
+            if tag == "VP8X", payload + 10 <= bytes.count {
+                isAnimated = byte(payload) & 0x02 != 0
+                canvas = (1 + (byte(payload + 4) | byte(payload + 5) << 8 | byte(payload + 6) << 16),
+                          1 + (byte(payload + 7) | byte(payload + 8) << 8 | byte(payload + 9) << 16))
+            }
+            if tag == "ANIM", payload + 6 <= bytes.count {
+                loopCount = byte(payload + 4) | byte(payload + 5) << 8
+            }
+            offset = payload + size + (size & 1)
+        }
+    }
+}

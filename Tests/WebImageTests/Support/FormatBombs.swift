@@ -1,0 +1,43 @@
+import Foundation
+import WebImage
+
+/// Tiny GIF and WebP files whose headers declare enormous images.
+enum GIFBomb {
+    /// A 65535 × 65535 screen (GIF's largest) with one 1 × 1 frame: a few dozen bytes.
+    static func header(width: UInt16 = 65_535, height: UInt16 = 65_535) -> Data {
+        var data = Data("GIF89a".utf8)
+        data += [UInt8(width & 0xFF), UInt8(width >> 8), UInt8(height & 0xFF), UInt8(height >> 8), 0x80, 0, 0]
+        data += [0, 0, 0, 255, 255, 255]                      // global palette: 2 colours
+        data += [0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0]             // image descriptor, 1 × 1
+        data += [2, 2, 0x4C, 0x01, 0, 0x3B]                   // LZW data, trailer
+        return data
+    }
+
+    /// A `width × height` screen with `frames` 1 × 1 frames: many frames, few bytes.
+    static func manyFrames(width: UInt16, height: UInt16, frames: Int) -> Data {
+        var data = header(width: width, height: height).dropLast()
+        let frame = Data([0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 2, 0x4C, 0x01, 0])
+        for _ in 1..<frames { data += frame }
+        return data + [0x3B]
+    }
+}
+
+enum WebPBomb {
+    /// An animated extended WebP whose canvas is `width × height`, holding one 1 × 1 frame.
+    static func header(width: Int = 100_000, height: Int = 100_000) throws -> Data {
+        let pixel = Image(format: .webp, pixelWidth: 1, pixelHeight: 1, pixels: [10, 20, 30, 255], isOpaque: true)
+        let still = try WebPCoder().encode(pixel, as: .webp, quality: 1)
+        let vp8l = Data(still[12...])                          // the VP8L chunk, header included
+        func le24(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF)] }
+        func chunk(_ tag: String, _ payload: Data) -> Data {
+            var out = Data(tag.utf8) + withUnsafeBytes(of: UInt32(payload.count).littleEndian) { Data($0) } + payload
+            if payload.count % 2 == 1 { out.append(0) }
+            return out
+        }
+        let vp8x = chunk("VP8X", Data([0x02, 0, 0, 0] + le24(width - 1) + le24(height - 1)))
+        let anim = chunk("ANIM", Data([0, 0, 0, 0, 0, 0]))
+        let anmf = chunk("ANMF", Data(le24(0) + le24(0) + le24(0) + le24(0) + le24(100) + [0]) + vp8l)
+        let body = Data("WEBP".utf8) + vp8x + anim + anmf
+        return Data("RIFF".utf8) + withUnsafeBytes(of: UInt32(body.count).littleEndian) { Data($0) } + body
+    }
+}
