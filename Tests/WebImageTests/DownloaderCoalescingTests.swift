@@ -52,7 +52,7 @@ struct DownloaderCoalescingTests {
     @Test func sharedDownloadRunsAtItsHighestCallersPriority() async throws {
         try await withOrigin { origin in
             let downloader = LoaderKind.asyncHTTPClient.downloader { $0.maxConcurrentDownloads = 1 }
-            let blocker = Task { try await downloader.download(origin.imageURL("landscape.jpg", query: "delay=300")) }
+            let blocker = Task { try await downloader.download(origin.imageURL("landscape.jpg", query: "delay=1000")) }
             #expect(await eventually { downloader.activeDownloads == 1 })
             let shared = origin.imageURL("thumb-1.jpg")
             let low = Task { try await downloader.download(shared, priority: .veryLow) }

@@ -11,7 +11,7 @@ struct DownloaderQueueTests {
             let downloader = loader.downloader { $0.maxConcurrentDownloads = 3 }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for n in 1...12 {
-                    group.addTask { _ = try await downloader.download(origin.imageURL("thumb-\(n).jpg", query: "delay=100")) }
+                    group.addTask { _ = try await downloader.download(origin.imageURL("thumb-\(n).jpg", query: "delay=300")) }
                 }
                 try await group.waitForAll()
             }
@@ -24,7 +24,7 @@ struct DownloaderQueueTests {
     func queue(
         _ names: [(String, RequestPriority)], on downloader: ImageDownloader, origin: ImageOrigin
     ) async throws -> [Task<DownloadResult, any Error>] {
-        var tasks: [Task<DownloadResult, any Error>] = [Task { try await downloader.download(origin.imageURL("landscape.jpg", query: "delay=300")) }]
+        var tasks: [Task<DownloadResult, any Error>] = [Task { try await downloader.download(origin.imageURL("landscape.jpg", query: "delay=1000")) }]
         #expect(await eventually { downloader.activeDownloads == 1 })
         for (index, (name, priority)) in names.enumerated() {
             tasks.append(Task { try await downloader.download(origin.imageURL(name), priority: priority) })
@@ -68,7 +68,7 @@ struct DownloaderQueueTests {
     @Test func priorityCanChangeWhileQueued() async throws {
         try await withOrigin { origin in
             let downloader = LoaderKind.asyncHTTPClient.downloader { $0.maxConcurrentDownloads = 1 }
-            let blocker = Task { try await downloader.download(origin.imageURL("landscape.jpg", query: "delay=300")) }
+            let blocker = Task { try await downloader.download(origin.imageURL("landscape.jpg", query: "delay=1000")) }
             #expect(await eventually { downloader.activeDownloads == 1 })
             let low = downloader.downloadToken(ImageDownloadRequest(url: origin.imageURL("thumb-1.jpg"), priority: .low))
             #expect(await eventually { downloader.queuedDownloads == 1 })
@@ -98,7 +98,7 @@ struct DownloaderQueueTests {
     @Test func limitChangesWhileRunning() async throws {
         try await withOrigin { origin in
             let downloader = LoaderKind.asyncHTTPClient.downloader { $0.maxConcurrentDownloads = 1 }
-            let tasks = (1...6).map { n in Task { try await downloader.download(origin.imageURL("thumb-\(n).jpg", query: "delay=200")) } }
+            let tasks = (1...6).map { n in Task { try await downloader.download(origin.imageURL("thumb-\(n).jpg", query: "delay=1000")) } }
             #expect(await eventually { downloader.queuedDownloads == 5 })
             downloader.setMaxConcurrentDownloads(3)
             #expect(downloader.maxConcurrentDownloads == 3)

@@ -69,7 +69,7 @@ struct TwoStageLoadingTests {
                 $0.maxConcurrentDownloads = 1
                 $0.resolvers = [Self.lookupResolver]
             }
-            let blocker = Task { try await downloader.download(origin.imageURL("landscape.jpg", query: "delay=300")) }
+            let blocker = Task { try await downloader.download(origin.imageURL("landscape.jpg", query: "delay=1000")) }
             #expect(await eventually { downloader.activeDownloads == 1 })
             var tasks: [Task<DownloadResult, any Error>] = []
             for (index, path) in ["/lookup/thumb-1.jpg", "/lookup/thumb-2.jpg", "/images/small.jpg"].enumerated() {
