@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import WebImage
 
@@ -9,17 +10,34 @@ struct CLIError: Error, CustomStringConvertible {
 
 enum CLIPipeline {
     /// A pipeline with a disk cache in `cacheDir` (or the default directory).
-    static func make(cacheDir: String?, concurrency: Int = 6, decodingOptions: ImageDecodingOptions = .default) throws -> ImagePipeline {
+    static func make(
+        cacheDir: String?, concurrency: Int = 6, decodingOptions: ImageDecodingOptions = .default,
+        loader: LoaderChoice = .asyncHTTPClient, maxBodyMegabytes: Int? = nil
+    ) throws -> ImagePipeline {
         var downloaderConfiguration = ImageDownloaderConfiguration()
         downloaderConfiguration.maxConcurrentDownloads = concurrency
+        if let maxBodyMegabytes { downloaderConfiguration.maxBodySize = maxBodyMegabytes << 20 }
         let disk = try DiskCache(directory: cacheDirectory(cacheDir))
         return ImagePipeline(configuration: .init(
-            downloader: ImageDownloader(configuration: downloaderConfiguration),
+            downloader: ImageDownloader(loader: loader.make(), configuration: downloaderConfiguration),
             dataCache: disk, decodingOptions: decodingOptions))
     }
 
     static func cacheDirectory(_ path: String?) -> URL {
         path.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? DiskCache.defaultDirectory
+    }
+}
+
+/// The `--loader` option: which `DataLoading` the downloader uses.
+enum LoaderChoice: String, ExpressibleByArgument, CaseIterable {
+    case asyncHTTPClient = "asynchttpclient"
+    case urlSession = "urlsession"
+
+    func make() -> any DataLoading {
+        switch self {
+        case .asyncHTTPClient: HTTPDataLoader()
+        case .urlSession: URLSessionDataLoader()
+        }
     }
 }
 

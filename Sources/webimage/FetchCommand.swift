@@ -23,6 +23,12 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Disk cache directory (default: $XDG_CACHE_HOME/webimage or ~/.cache/webimage).")
     var cacheDir: String?
 
+    @Option(name: .long, help: "HTTP client: asynchttpclient (default) or urlsession.")
+    var loader: LoaderChoice = .asyncHTTPClient
+
+    @Option(name: .long, help: "Refuse bodies larger than this many megabytes (default 50).")
+    var maxBodyMb: Int?
+
     @Flag(name: .long, help: "Print the summary as one JSON object.")
     var json = false
 
@@ -45,7 +51,8 @@ struct FetchCommand: AsyncParsableCommand {
         let transform = try OutputTransform(resize: resize, format: format)
         // With --resize the pipeline itself decodes at thumbnail size (JPEG DCT scaling, WebP scaling).
         let pipeline = try CLIPipeline.make(
-            cacheDir: cacheDir, concurrency: concurrency, decodingOptions: transform?.decodingOptions ?? .default)
+            cacheDir: cacheDir, concurrency: concurrency, decodingOptions: transform?.decodingOptions ?? .default,
+            loader: loader, maxBodyMegabytes: maxBodyMb)
         let showProgress = !json && isatty(STDOUT_FILENO) == 1
         let progress = showProgress ? Terminal().progressBar(title: "Fetching \(list.count) images") : nil
         progress?.start()
