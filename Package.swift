@@ -32,7 +32,7 @@ let package = Package(
         .systemLibrary(name: "CSpng", path: "Sources/CLibraries/CSpng"),
         .systemLibrary(name: "CWebP", path: "Sources/CLibraries/CWebP", pkgConfig: "libwebpdemux"),
         .systemLibrary(name: "CGIF", path: "Sources/CLibraries/CGIF"),
-        .systemLibrary(name: "CAvif", path: "Sources/CLibraries/CAvif", pkgConfig: "libavif"),
+        .systemLibrary(name: "CAvif", path: "Sources/CLibraries/CAvif"),  // no pkgConfig: its -DAVIF_DLL is a prohibited flag
 
         .target(
             name: "WebImage",

@@ -127,30 +127,29 @@ enum Fixtures {
         ]
     }()
 
-    // MARK: WebP
+    // MARK: WebP and AVIF (quality 1 is lossless for both)
 
-    static let webp: [Fixture] = {
-        let opaque = SampleImages.pattern(width: 40, height: 30, seed: 6)
-        let translucent = SampleImages.pattern(width: 40, height: 30, seed: 7, alpha: true)
+    static let webp: [Fixture] = codecFixtures(.webp, WebPCoder(), seed: 6) + [
+        fixture("webp-lossy-alpha", WebPCoder(), SampleImages.pattern(width: 40, height: 30, seed: 7, alpha: true), quality: 0.9, .psnr(28)),
+    ]
+
+    static let avif: [Fixture] = codecFixtures(.avif, AVIFCoder(), seed: 8)
+
+    /// `-lossy`, `-lossless` and `-alpha` (lossless, translucent) variants of one format.
+    private static func codecFixtures(_ format: ImageFormat, _ coder: any ImageEncoding, seed: UInt32) -> [Fixture] {
+        let opaque = SampleImages.pattern(width: 40, height: 30, seed: seed)
+        let translucent = SampleImages.pattern(width: 40, height: 30, seed: seed + 1, alpha: true)
         return [
-            Fixture(name: "webp-lossy", data: try! WebPCoder().encode(opaque, as: .webp, quality: 0.9), reference: opaque, match: .psnr(30)),
-            Fixture(name: "webp-lossless", data: try! WebPCoder().encode(opaque, as: .webp, quality: 1), reference: opaque, match: .exact),
-            Fixture(name: "webp-alpha", data: try! WebPCoder().encode(translucent, as: .webp, quality: 1), reference: translucent, match: .within(1)),
-            Fixture(name: "webp-lossy-alpha", data: try! WebPCoder().encode(translucent, as: .webp, quality: 0.9), reference: translucent, match: .psnr(28)),
+            fixture("\(format)-lossy", coder, opaque, quality: 0.85, .psnr(30)),
+            fixture("\(format)-lossless", coder, opaque, quality: 1, .exact),
+            fixture("\(format)-alpha", coder, translucent, quality: 1, .within(1)),
         ]
-    }()
+    }
 
-    // MARK: AVIF
-
-    static let avif: [Fixture] = {
-        let opaque = SampleImages.pattern(width: 40, height: 30, seed: 8)
-        let translucent = SampleImages.pattern(width: 40, height: 30, seed: 9, alpha: true)
-        return [
-            Fixture(name: "avif-lossy", data: try! AVIFCoder().encode(opaque, as: .avif, quality: 0.8), reference: opaque, match: .psnr(30)),
-            Fixture(name: "avif-lossless", data: try! AVIFCoder().encode(opaque, as: .avif, quality: 1), reference: opaque, match: .exact),
-            Fixture(name: "avif-alpha", data: try! AVIFCoder().encode(translucent, as: .avif, quality: 1), reference: translucent, match: .within(1)),
-        ]
-    }()
+    private static func fixture(_ name: String, _ coder: any ImageEncoding, _ image: Image, quality: Double, _ match: Fixture.Match) -> Fixture {
+        let format = ImageFormat(rawValue: String(name.prefix { $0 != "-" }))!
+        return Fixture(name: name, data: try! coder.encode(image, as: format, quality: quality), reference: image, match: match)
+    }
 }
 
 extension Array {
