@@ -52,7 +52,8 @@ func forEachConcurrently<T: Sendable>(_ items: [T], width: Int, _ work: @escapin
 }
 
 func loadingBenchmarks() {
-    let batch = Benchmark.Configuration(metrics: [.wallClock, .peakMemoryResident], maxDuration: .seconds(20), maxIterations: 5)
+    let batch = Benchmark.Configuration(
+        metrics: [.wallClock, .peakMemoryResident], warmupIterations: 2, maxDuration: .seconds(30), maxIterations: 10)
 
     Benchmark("Batch 2000 small + 20 large: plain AsyncHTTPClient, 6 at once", configuration: batch) { benchmark in
         let f = try await loadingFixtures()
