@@ -63,14 +63,18 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 
+    /// SVG is text: after optional whitespace and a UTF-8 byte-order mark the data starts with
+    /// `<` and names an `<svg` element in its first kilobyte. Works on bytes (no string decode),
+    /// so binary data is rejected at its first byte.
     private static func looksLikeSVG(_ data: some DataProtocol) -> Bool {
-        let prefix = data.prefix(1024)
-        guard let text = String(bytes: prefix, encoding: .utf8) ?? String(bytes: prefix, encoding: .isoLatin1) else {
-            return false
-        }
-        let trimmed = text.drop(while: { $0.isWhitespace || $0 == "\u{FEFF}" })
-        guard trimmed.hasPrefix("<") else { return false }
-        return text.contains("<svg")
+        let head = Array(data.prefix(1024))
+        var index = 0
+        if head.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+        while index < head.count, [0x20, 0x09, 0x0A, 0x0D].contains(head[index]) { index += 1 }
+        guard index < head.count, head[index] == UInt8(ascii: "<") else { return false }
+        let needle = Array("<svg".utf8)
+        guard head.count >= needle.count else { return false }
+        return (index...(head.count - needle.count)).contains { head[$0..<($0 + needle.count)].elementsEqual(needle) }
     }
 }
 

@@ -1,3 +1,4 @@
+import DequeModule
 import Synchronization
 
 /// Admits at most `maxConcurrent` holders at once; the others wait by priority, then in FIFO or
@@ -11,7 +12,6 @@ final class DownloadQueue: Sendable {
 
     private struct Waiter {
         let ticket: UInt64
-        var priority: RequestPriority
         let sequence: UInt64
         let continuation: CheckedContinuation<Void, any Error>
     }
@@ -20,9 +20,31 @@ final class DownloadQueue: Sendable {
         var maxConcurrent: Int
         var running = 0
         var isSuspended = false
-        var waiters: [Waiter] = []
+        /// One queue per priority, each in arrival order: admission is O(1) (front for FIFO,
+        /// back for LIFO); only cancellation and reprioritisation search.
+        var levels = [Deque<Waiter>](repeating: [], count: RequestPriority.allCases.count)
+        var waitingCount = 0
         var sequence: UInt64 = 0
         var cancelledBeforeWaiting: Set<UInt64> = []
+
+        mutating func insert(_ waiter: Waiter, at priority: RequestPriority) {
+            var level = levels[priority.rawValue]
+            levels[priority.rawValue] = []  // keep the deque uniquely referenced while mutating
+            let index = level.lastIndex { $0.sequence < waiter.sequence }.map { $0 + 1 } ?? 0
+            level.insert(waiter, at: index)
+            levels[priority.rawValue] = level
+            waitingCount += 1
+        }
+
+        mutating func remove(where match: (Waiter) -> Bool) -> (Waiter, RequestPriority)? {
+            for priority in RequestPriority.allCases {
+                if let index = levels[priority.rawValue].firstIndex(where: match) {
+                    waitingCount -= 1
+                    return (levels[priority.rawValue].remove(at: index), priority)
+                }
+            }
+            return nil
+        }
     }
 
     let order: Order
@@ -37,7 +59,7 @@ final class DownloadQueue: Sendable {
     /// Holders now.
     var running: Int { state.withLock { $0.running } }
     /// Waiters now.
-    var waitingCount: Int { state.withLock { $0.waiters.count } }
+    var waitingCount: Int { state.withLock { $0.waitingCount } }
     var isSuspended: Bool { state.withLock { $0.isSuspended } }
 
     func setMaxConcurrent(_ value: Int) {
@@ -59,7 +81,7 @@ final class DownloadQueue: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let (cancelled, admitted) = state.withLock { state -> (Bool, [Waiter]) in
                     if state.cancelledBeforeWaiting.remove(position) != nil { return (true, []) }
-                    state.waiters.append(Waiter(ticket: ticket, priority: priority, sequence: position, continuation: continuation))
+                    state.insert(Waiter(ticket: ticket, sequence: position, continuation: continuation), at: priority)
                     return (false, admit(&state))
                 }
                 if cancelled { continuation.resume(throwing: CancellationError()) }
@@ -67,11 +89,11 @@ final class DownloadQueue: Sendable {
             }
         } onCancel: {
             let waiter = state.withLock { state -> Waiter? in
-                guard let index = state.waiters.firstIndex(where: { $0.sequence == position }) else {
-                    if position > 0 { state.cancelledBeforeWaiting.insert(position) }
+                guard let (waiter, _) = state.remove(where: { $0.sequence == position }) else {
+                    state.cancelledBeforeWaiting.insert(position)
                     return nil
                 }
-                return state.waiters.remove(at: index)
+                return waiter
             }
             waiter?.continuation.resume(throwing: CancellationError())
         }
@@ -87,8 +109,8 @@ final class DownloadQueue: Sendable {
     /// Changes the priority of a waiting ticket (no effect once it runs).
     func reprioritize(_ ticket: UInt64, to priority: RequestPriority) {
         state.withLock { state in
-            for index in state.waiters.indices where state.waiters[index].ticket == ticket {
-                state.waiters[index].priority = priority
+            if let (waiter, _) = state.remove(where: { $0.ticket == ticket }) {
+                state.insert(waiter, at: priority)
             }
         }
     }
@@ -99,25 +121,19 @@ final class DownloadQueue: Sendable {
 
     private func admit(_ state: inout State) -> [Waiter] {
         var admitted: [Waiter] = []
-        while !state.isSuspended, state.running < state.maxConcurrent, let index = nextIndex(state.waiters) {
-            admitted.append(state.waiters.remove(at: index))
+        while !state.isSuspended, state.running < state.maxConcurrent, let waiter = next(&state) {
+            admitted.append(waiter)
             state.running += 1
         }
         return admitted
     }
 
     /// Highest priority first; among equals the oldest (FIFO) or the newest (LIFO).
-    private func nextIndex(_ waiters: [Waiter]) -> Int? {
-        guard !waiters.isEmpty else { return nil }
-        var best = 0
-        for index in waiters.indices.dropFirst() {
-            let a = waiters[index], b = waiters[best]
-            if a.priority != b.priority {
-                if a.priority > b.priority { best = index }
-            } else if order == .fifo ? a.sequence < b.sequence : a.sequence > b.sequence {
-                best = index
-            }
+    private func next(_ state: inout State) -> Waiter? {
+        for priority in RequestPriority.allCases.reversed() where !state.levels[priority.rawValue].isEmpty {
+            state.waitingCount -= 1
+            return order == .fifo ? state.levels[priority.rawValue].removeFirst() : state.levels[priority.rawValue].removeLast()
         }
-        return best
+        return nil
     }
 }

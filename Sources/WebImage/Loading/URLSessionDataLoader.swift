@@ -133,11 +133,17 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             tasks[dataTask.taskIdentifier] = state
             return (state.body, action)
         }
-        body?.yield(data)
         switch action {
-        case .none: break
-        case .pause: dataTask.suspend()
-        case .stop: dataTask.cancel()
+        case .none: body?.yield(data)
+        case .pause:
+            body?.yield(data)
+            dataTask.suspend()
+        case .stop:
+            // Past the limit nothing more is kept: the consumer learns why, and reading stops.
+            let limit = tasks.withLock { $0[dataTask.taskIdentifier]?.maxBodySize } ?? 0
+            body?.finish(throwing: ImageDownloadError.tooLarge(limit: limit, declared: nil))
+            dataTask.suspend()  // stop reading at once; the cancel that follows is asynchronous
+            dataTask.cancel()
         }
     }
 
