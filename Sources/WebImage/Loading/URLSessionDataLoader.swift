@@ -42,17 +42,13 @@ public final class URLSessionDataLoader: DataLoading {
         bodyContinuation.onTermination = { _ in task.cancel() }
         let response: DataResponse = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                delegate.register(task, TaskState(response: continuation, body: bodyContinuation, task: task, maxBodySize: request.maxBodySize))
+                delegate.register(task, TaskState(response: continuation, body: bodyContinuation, maxBodySize: request.maxBodySize))
                 task.resume()
             }
         } onCancel: {
             task.cancel()
         }
-        let id = task.taskIdentifier
-        return DataTransfer(response: response, body: DataBody(body) { chunk in
-            delegate.consumed(chunk.count, task: id)
-            return chunk
-        })
+        return DataTransfer(response: response, body: DataBody(body) { $0 })
     }
 }
 
@@ -60,15 +56,11 @@ public final class URLSessionDataLoader: DataLoading {
 struct TaskState: Sendable {
     var response: CheckedContinuation<DataResponse, any Error>?
     let body: AsyncThrowingStream<Data, any Error>.Continuation
-    let task: URLSessionTask
     /// Past this many body bytes (declared or received) the transfer is stopped at once.
     let maxBodySize: Int?
     var received = 0
     var redirects = 0
     var redirectLimitExceeded = false
-    /// Bytes handed to the body stream and not yet read by the consumer.
-    var buffered = 0
-    var paused = false
 }
 
 /// Routes URLSession's callbacks to each task's continuations.
@@ -111,53 +103,24 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
     }
 
-    /// Back-pressure: above this many unread bytes the task is paused, below `lowWater` resumed
-    /// (measured: 4 MB let a 200 MB download peak 119 MB above the body; 512 KB, 14 MB),
-    /// so a slow consumer (or one about to refuse the body) never makes the loader buffer it all.
-    static let highWater = 512 << 10
-    static let lowWater = 128 << 10
-
+    // No back-pressure: FoundationNetworking's `URLSessionTask.suspend()` on a running data task
+    // traps in `_NativeProtocol.stopLoading()` (Swift 6.3.1, measured here), so the body stream
+    // buffers what libcurl delivers; the consumer appends faster than loopback delivers.
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        enum Action { case none, pause, stop }
-        let (body, action) = tasks.withLock { tasks -> (AsyncThrowingStream<Data, any Error>.Continuation?, Action) in
-            guard var state = tasks[dataTask.taskIdentifier] else { return (nil, .none) }
-            state.buffered += data.count
+        let (body, limitExceeded) = tasks.withLock { tasks -> (AsyncThrowingStream<Data, any Error>.Continuation?, Int?) in
+            guard var state = tasks[dataTask.taskIdentifier] else { return (nil, nil) }
             state.received += data.count
-            var action = Action.none
-            if let limit = state.maxBodySize, state.received > limit {
-                action = .stop  // the consumer will refuse it: stop reading now
-            } else if !state.paused && state.buffered > Self.highWater {
-                state.paused = true
-                action = .pause
-            }
             tasks[dataTask.taskIdentifier] = state
-            return (state.body, action)
+            if let limit = state.maxBodySize, state.received > limit { return (state.body, limit) }
+            return (state.body, nil)
         }
-        switch action {
-        case .none: body?.yield(data)
-        case .pause:
+        guard let limit = limitExceeded else {
             body?.yield(data)
-            dataTask.suspend()
-        case .stop:
-            // Past the limit nothing more is kept: the consumer learns why, and reading stops.
-            let limit = tasks.withLock { $0[dataTask.taskIdentifier]?.maxBodySize } ?? 0
-            body?.finish(throwing: ImageDownloadError.tooLarge(limit: limit, declared: nil))
-            dataTask.suspend()  // stop reading at once; the cancel that follows is asynchronous
-            dataTask.cancel()
+            return
         }
-    }
-
-    /// The consumer read `count` bytes of `task`'s body.
-    func consumed(_ count: Int, task id: Int) {
-        let resume = tasks.withLock { tasks -> URLSessionTask? in
-            guard var state = tasks[id] else { return nil }
-            state.buffered -= count
-            let resume = state.paused && state.buffered < Self.lowWater
-            if resume { state.paused = false }
-            tasks[id] = state
-            return resume ? state.task : nil
-        }
-        resume?.resume()
+        // Past the limit nothing more is kept: the consumer learns why, and the transfer stops.
+        body?.finish(throwing: ImageDownloadError.tooLarge(limit: limit, declared: nil))
+        dataTask.cancel()
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
