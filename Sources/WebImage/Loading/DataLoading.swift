@@ -43,7 +43,12 @@ public struct DataResponse: Sendable, Hashable {
 
     /// The first value of a header, compared case-insensitively.
     public func value(forHeader name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { Self.namesMatch($0.name, name) }?.value
+    }
+
+    /// Header names are ASCII: compare them byte by byte, ignoring case, without allocating.
+    static func namesMatch(_ a: String, _ b: String) -> Bool {
+        a.utf8.count == b.utf8.count && zip(a.utf8, b.utf8).allSatisfy { x, y in x == y || x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A }
     }
 
     /// `Content-Length`, if the server sent a valid one.

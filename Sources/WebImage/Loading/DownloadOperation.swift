@@ -1,5 +1,8 @@
+import AsyncHTTPClient
 import Foundation
 import Logging
+import NIOCore
+import Synchronization
 
 /// One shared download: resolve (two-stage), then attempts with retries, each attempt waiting
 /// for a queue slot, sending the request, validating the response and streaming the body.
@@ -69,21 +72,23 @@ struct DownloadOperation: Sendable {
     }
 
     /// One attempt, bounded by the request's timeout (including the body).
+    ///
+    /// The attempt runs in its own task so that the timeout can cancel it without cancelling
+    /// this operation (which may still retry); the timer is an event-loop timer, not a task.
     private func attemptWithTimeout(_ url: URL) async throws(AttemptFailure) -> DownloadResult {
         let timeout = request.timeout ?? configuration.timeout
+        let work = Task { try await self.attempt(url, timeout: timeout, credentials: nil) }
+        let expired = Flag()
+        let timer = HTTPClient.defaultEventLoopGroup.any().scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
+            expired.set()
+            work.cancel()
+        }
+        defer { timer.cancel() }
         do {
-            return try await withThrowingTaskGroup(of: DownloadResult.self) { group in
-                group.addTask { try await self.attempt(url, timeout: timeout, credentials: nil) }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    throw AttemptFailure(.timedOut)
-                }
-                defer { group.cancelAll() }
-                return try await group.next()!
-            }
-        } catch let failure as AttemptFailure {
-            throw failure
+            return try await withTaskCancellationHandler { try await work.value } onCancel: { work.cancel() }
         } catch {
+            if expired.isSet { throw AttemptFailure(.timedOut) }
+            if let failure = error as? AttemptFailure { throw failure }
             throw AttemptFailure(ImageDownloadError(transportError: error))
         }
     }
@@ -162,4 +167,11 @@ struct AttemptFailure: Error {
 struct RangeMismatch: Error, CustomStringConvertible {
     var expectedStart: Int
     var description: String { "the server resumed at another offset than \(expectedStart)" }
+}
+
+/// A flag set once, read from any thread.
+final class Flag: Sendable {
+    private let value = Mutex(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
 }
