@@ -26,6 +26,8 @@ final class DownloadQueue: Sendable {
         var waitingCount = 0
         var sequence: UInt64 = 0
         var cancelledBeforeWaiting: Set<UInt64> = []
+        /// Priorities set for tickets that were not waiting yet: applied when they arrive.
+        var pendingPriority: [UInt64: RequestPriority] = [:]
 
         mutating func insert(_ waiter: Waiter, at priority: RequestPriority) {
             var level = levels[priority.rawValue]
@@ -81,7 +83,8 @@ final class DownloadQueue: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let (cancelled, admitted) = state.withLock { state -> (Bool, [Waiter]) in
                     if state.cancelledBeforeWaiting.remove(position) != nil { return (true, []) }
-                    state.insert(Waiter(ticket: ticket, sequence: position, continuation: continuation), at: priority)
+                    let effective = state.pendingPriority.removeValue(forKey: ticket).map { max($0, priority) } ?? priority
+                    state.insert(Waiter(ticket: ticket, sequence: position, continuation: continuation), at: effective)
                     return (false, admit(&state))
                 }
                 if cancelled { continuation.resume(throwing: CancellationError()) }
@@ -101,6 +104,11 @@ final class DownloadQueue: Sendable {
         state.withLock { _ = $0.cancelledBeforeWaiting.remove(position) }
     }
 
+    /// Forgets a ticket's pending priority (its download is over).
+    func forget(_ ticket: UInt64) {
+        state.withLock { _ = $0.pendingPriority.removeValue(forKey: ticket) }
+    }
+
     /// Returns a slot and admits the next waiter.
     func release() {
         resumeAll(state.withLock { $0.running -= 1; return admit(&$0) })
@@ -111,6 +119,8 @@ final class DownloadQueue: Sendable {
         state.withLock { state in
             if let (waiter, _) = state.remove(where: { $0.ticket == ticket }) {
                 state.insert(waiter, at: priority)
+            } else {
+                state.pendingPriority[ticket] = priority
             }
         }
     }

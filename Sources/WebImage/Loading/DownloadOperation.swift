@@ -40,8 +40,8 @@ struct DownloadOperation: Sendable {
         var attempt = 0
         while true {
             if !holdingSlot {
-                let priority = max(await context.registry.priority(of: request.identity) ?? request.priority, stagePriority ?? .veryLow)
-                try await acquire(priority)
+                // A caller that joined with a higher priority has already told the queue (by ticket).
+                try await acquire(max(request.priority, stagePriority ?? .veryLow))
             }
             holdingSlot = false
             do {

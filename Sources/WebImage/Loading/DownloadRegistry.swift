@@ -115,8 +115,6 @@ actor DownloadRegistry {
         }
     }
 
-    /// The priority the shared download of `key` should wait at now.
-    func priority(of key: String) -> RequestPriority? { downloads[key]?.priority }
 
     /// Changes one caller's priority; the shared download follows its highest caller.
     func setPriority(_ priority: RequestPriority, key: String, id: UInt64) {
@@ -150,6 +148,7 @@ actor DownloadRegistry {
         observed.withLock { $0.removeAll() }
         for shared in all.values {
             shared.task?.cancel()
+            queue.forget(shared.ticket)
             for subscriber in shared.subscribers.values { subscriber.continuation.resume(throwing: ImageDownloadError.cancelled) }
         }
     }
@@ -160,6 +159,7 @@ actor DownloadRegistry {
         subscriber.continuation.resume(throwing: ImageDownloadError.cancelled)
         if shared.subscribers.isEmpty {
             shared.task?.cancel()
+            queue.forget(shared.ticket)
             downloads[key] = nil
         } else {
             reprioritize(shared)
@@ -169,6 +169,7 @@ actor DownloadRegistry {
     private func finish(_ key: String, _ ticket: UInt64, _ result: Result<DownloadResult, any Error>) {
         guard let shared = downloads[key], shared.ticket == ticket else { return }
         downloads[key] = nil
+        queue.forget(ticket)
         observe(key, -shared.subscribers.values.filter { $0.progress != nil }.count)
         if case .success(let value) = result {
             // The last report: every caller ends at the body size.

@@ -132,16 +132,20 @@ public final class ImageDownloader: Sendable {
         guard let scheme = request.url.scheme?.lowercased(), ["http", "https"].contains(scheme), request.url.host != nil else {
             throw .invalidURL(request.url.absoluteString)
         }
-        let context = DownloadContext(
-            loader: loader, configuration: configuration, queue: queue, registry: registry, cookies: cookies,
-            resumables: resumables, lookups: lookups, events: broadcaster, logger: logger, metrics: metrics)
         do {
             return try await registry.subscribe(key: request.identity, id: id, request: request, progress: progress) { ticket in
-                try await Self.run(DownloadOperation(request: request, ticket: ticket, context: context))
+                // Made only by the caller that starts the shared download, not by every joiner.
+                try await Self.run(DownloadOperation(request: request, ticket: ticket, context: self.makeContext()))
             }
         } catch {
             throw ImageDownloadError(transportError: error)
         }
+    }
+
+    private func makeContext() -> DownloadContext {
+        DownloadContext(
+            loader: loader, configuration: configuration, queue: queue, registry: registry, cookies: cookies,
+            resumables: resumables, lookups: lookups, events: broadcaster, logger: logger, metrics: metrics)
     }
 
     private static func run(_ operation: DownloadOperation) async throws -> DownloadResult {
