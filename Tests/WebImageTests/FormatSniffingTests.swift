@@ -30,6 +30,8 @@ struct FormatSniffingTests {
         ("text", Array("hello".utf8), nil),
         ("empty", [], nil),
         ("short-jpeg", [0xFF, 0xD8], nil),
+        ("short-tag-after-space", Array("\n<G\n".utf8), nil),  // found by the fuzzer
+        ("bom-svg", [0xEF, 0xBB, 0xBF] + Array("  <svg/>".utf8), .svg),
     ]
 
     @Test(arguments: cases.indices)

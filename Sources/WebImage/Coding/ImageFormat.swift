@@ -73,7 +73,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
         while index < head.count, [0x20, 0x09, 0x0A, 0x0D].contains(head[index]) { index += 1 }
         guard index < head.count, head[index] == UInt8(ascii: "<") else { return false }
         let needle = Array("<svg".utf8)
-        guard head.count >= needle.count else { return false }
+        guard head.count - needle.count >= index else { return false }
         return (index...(head.count - needle.count)).contains { head[$0..<($0 + needle.count)].elementsEqual(needle) }
     }
 }
