@@ -47,7 +47,11 @@ struct FetchCommand: AsyncParsableCommand {
         let list = try urls + readInput()
         guard !list.isEmpty else { throw ValidationError("no URLs given (pass them as arguments or with --input)") }
         let outputDir = URL(fileURLWithPath: output, isDirectory: true)
-        try FileManager.default.createDirectory(at: outputDir, withIntermediateDirectories: true)
+        do {
+            try FileManager.default.createDirectory(at: outputDir, withIntermediateDirectories: true)
+        } catch {
+            throw CLIError("cannot create the output directory \(outputDir.path): \(error.localizedDescription)")
+        }
         let transform = try OutputTransform(resize: resize, format: format)
         // With --resize the pipeline itself decodes at thumbnail size (JPEG DCT scaling, WebP scaling).
         let pipeline = try CLIPipeline.make(

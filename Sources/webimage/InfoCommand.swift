@@ -47,7 +47,10 @@ struct InfoCommand: AsyncParsableCommand {
             return try await ImageDownloader().download(url).data
         }
         let path = source.hasPrefix("file://") ? (URL(string: source)?.path ?? source) : source
-        guard FileManager.default.fileExists(atPath: path) else { throw CLIError("no such file") }
-        return try Data(contentsOf: URL(fileURLWithPath: path))
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw CLIError("no such file") }
+        guard !isDirectory.boolValue else { throw CLIError("is a directory, not an image file") }
+        guard let data = FileManager.default.contents(atPath: path) else { throw CLIError("cannot read the file") }
+        return data
     }
 }

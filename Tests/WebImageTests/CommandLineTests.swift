@@ -101,6 +101,20 @@ struct CommandLineTests {
         #expect(lines.first?.hasPrefix("webimage info:") == true)
     }
 
+    @Test func infoOnADirectoryAndFetchIntoAnUncreatableDirectoryFailCleanly() async throws {
+        let directory = temporaryDirectory()
+        let info = try await WebImageCommand.run(["info", directory.path])
+        #expect(info.status == 1)
+        #expect(info.stderr == "webimage info: \(directory.path): is a directory, not an image file\n")
+
+        let file = directory.appendingPathComponent("plain-file")
+        try Data([1]).write(to: file)
+        let fetch = try await WebImageCommand.run(
+            ["fetch", "http://127.0.0.1:1/a.jpg", "--output", file.appendingPathComponent("out").path, "--cache-dir", temporaryDirectory().path])
+        #expect(fetch.status != 0)
+        #expect(fetch.stderr.contains("cannot create the output directory"))
+    }
+
     @Test func cacheStatsAndClear() async throws {
         try await withOrigin { origin in
             let cache = temporaryDirectory()

@@ -118,6 +118,18 @@ struct DownloaderResilienceTests {
         }
     }
 
+    @Test(arguments: LoaderKind.allCases)
+    func refusedConnectionFailsPerAttemptNotPerConnectTimeout(loader: LoaderKind) async throws {
+        // Nothing listens on port 1. Three attempts (two retries) must not each wait for the
+        // 10 s connect timeout: the transport gives up on a refused connection at once.
+        let downloader = loader.downloader { $0.retryPolicy = RetryPolicy(maxRetries: 2, baseDelay: .milliseconds(10)) }
+        let started = ContinuousClock.now
+        let error = await downloadError { _ = try await downloader.download(URL(string: "http://127.0.0.1:1/a.jpg")!) }
+        guard case .transport? = error else { Issue.record("expected a transport error, got \(String(describing: error))"); return }
+        #expect(error?.isTransient == true)
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
     @Test func retryPolicyDelays() {
         let policy = RetryPolicy(maxRetries: 3, baseDelay: .milliseconds(100), maxDelay: .milliseconds(300), maxRetryAfter: .seconds(10))
         #expect(policy.delay(beforeRetry: 1, after: .timedOut, retryAfter: nil) == .milliseconds(100))

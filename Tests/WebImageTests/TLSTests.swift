@@ -19,7 +19,7 @@ struct TLSTests {
         try await withTLSOrigin { origin in
             #expect(origin.baseURL.scheme == "https")
             // Default retry policy: a certificate failure is permanent, so it is not retried.
-            let downloader = ImageDownloader(loader: HTTPDataLoader(connectTimeout: .seconds(1)))
+            let downloader = ImageDownloader(loader: HTTPDataLoader())
             let error = await downloadError { _ = try await downloader.download(origin.imageURL("small.jpg")) }
             guard case .transport? = error else { Issue.record("expected a TLS failure, got \(String(describing: error))"); return }
             #expect(error?.isTransient == false)

@@ -62,7 +62,6 @@ final class DownloadQueue: Sendable {
     var running: Int { state.withLock { $0.running } }
     /// Waiters now.
     var waitingCount: Int { state.withLock { $0.waitingCount } }
-    var isSuspended: Bool { state.withLock { $0.isSuspended } }
 
     func setMaxConcurrent(_ value: Int) {
         resumeAll(state.withLock { $0.maxConcurrent = max(1, value); return admit(&$0) })

@@ -13,9 +13,6 @@ actor TaskCoalescer<Key: Hashable & Sendable, Value: Sendable> {
     private var jobs: [Key: Job] = [:]
     private var nextID: UInt64 = 0
 
-    /// Jobs running now (for tests and statistics).
-    var runningCount: Int { jobs.count }
-
     /// Returns the value of the job for `key`, starting `work` if no job is running.
     func value(
         for key: Key, work: @escaping @Sendable () async throws -> Value

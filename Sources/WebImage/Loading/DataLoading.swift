@@ -99,11 +99,6 @@ public struct DataBody: AsyncSequence, Sendable {
         }
     }
 
-    /// A body already in memory, delivered as one chunk.
-    public init(data: Data) {
-        self.init(data.isEmpty ? [] : [data]) { $0 }
-    }
-
     public struct AsyncIterator: AsyncIteratorProtocol {
         let nextChunk: () async throws -> Data?
         public mutating func next() async throws -> Data? { try await nextChunk() }
@@ -111,20 +106,5 @@ public struct DataBody: AsyncSequence, Sendable {
 
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(nextChunk: makeNext())
-    }
-}
-
-private struct ChunkSequence: AsyncSequence, Sendable {
-    let chunks: [Data]
-    struct AsyncIterator: AsyncIteratorProtocol {
-        var rest: ArraySlice<Data>
-        mutating func next() async -> Data? { rest.popFirst() }
-    }
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(rest: chunks[...]) }
-}
-
-extension DataBody {
-    fileprivate init(_ chunks: [Data], transform: @escaping @Sendable (Data) -> Data) {
-        self.init(ChunkSequence(chunks: chunks), transform: transform)
     }
 }

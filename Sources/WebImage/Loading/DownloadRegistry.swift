@@ -60,9 +60,6 @@ actor DownloadRegistry {
         self.queue = queue
     }
 
-    /// Shared downloads in flight (queued or running).
-    var count: Int { downloads.count }
-
     /// Whether any caller of `key` wants progress reports.
     nonisolated func isObserved(_ key: String) -> Bool { observed.withLock { $0[key] != nil } }
 
@@ -73,7 +70,7 @@ actor DownloadRegistry {
         }
     }
 
-    func makeTicket() -> UInt64 {
+    private func makeTicket() -> UInt64 {
         nextTicket += 1
         return nextTicket
     }

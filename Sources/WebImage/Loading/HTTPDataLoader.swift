@@ -32,6 +32,10 @@ public final class HTTPDataLoader: DataLoading {
         configuration.timeout.connect = .nanoseconds(connectTimeout.nanoseconds)
         configuration.decompression = .disabled
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 16)
+        // One retry mechanism, not two nested ones: a refused or failed connection fails the
+        // attempt at once and the downloader's RetryPolicy decides (AsyncHTTPClient's own
+        // re-dialling would hold every attempt until the connect timeout, 3 × 10 s for a dead host).
+        configuration.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         ownsClient = true
     }
