@@ -30,15 +30,9 @@ final class LoadingFixtures: Sendable {
     }
 }
 
-// Benchmarks run one at a time on one task, so this lazily-filled global is never raced.
-nonisolated(unsafe) var sharedLoading: LoadingFixtures?
+let sharedLoadingFixtures = Once { try await LoadingFixtures() }
 
-func loadingFixtures() async throws -> LoadingFixtures {
-    if let sharedLoading { return sharedLoading }
-    let made = try await LoadingFixtures()
-    sharedLoading = made
-    return made
-}
+func loadingFixtures() async throws -> LoadingFixtures { try await sharedLoadingFixtures.value() }
 
 /// Runs `work` over `items` with at most `width` at once.
 func forEachConcurrently<T: Sendable>(_ items: [T], width: Int, _ work: @escaping @Sendable (T) async throws -> Void) async throws {

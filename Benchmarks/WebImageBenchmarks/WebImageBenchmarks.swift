@@ -29,15 +29,24 @@ final class Fixtures: Sendable {
     }
 }
 
-// Benchmarks run one at a time on one task, so this lazily-filled global is never raced.
-nonisolated(unsafe) var shared: Fixtures?
+/// Makes a value once, on first use, however many callers ask: the benchmarks' shared fixtures.
+actor Once<Value: Sendable> {
+    private let make: @Sendable () async throws -> Value
+    private var task: Task<Value, any Error>?
 
-func fixtures() async throws -> Fixtures {
-    if let shared { return shared }
-    let made = try await Fixtures()
-    shared = made
-    return made
+    init(_ make: @escaping @Sendable () async throws -> Value) { self.make = make }
+
+    func value() async throws -> Value {
+        if let task { return try await task.value }
+        let made = Task { try await make() }
+        task = made
+        return try await made.value
+    }
 }
+
+let pipelineFixtures = Once { try await Fixtures() }
+
+func fixtures() async throws -> Fixtures { try await pipelineFixtures.value() }
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
