@@ -10,7 +10,8 @@ import Synchronization
 /// - `/lookup/{name}` answers the image's URL as plain text (relative); `?maxAge=S` allows reuse
 ///   for S seconds (else `no-store`); `?via=header` puts it in `X-Image-URL` instead.
 /// - `/flaky/{name}?fails=K` fails the first K requests of that URL: `&cut=N` sends N bytes and
-///   drops the connection, `&failStatus=C` answers C (with `&retryAfter=S`). Later requests behave
+///   drops the connection (`&hang=MS` waits MS before dropping it), `&failStatus=C` answers C
+///   (with `&retryAfter=S`). Later requests behave
 ///   like `/images/{name}`, ranges included.
 /// - `/big?size=N&chunk=C[&length=0][&stall=MS]` streams N bytes (without `Content-Length` when
 ///   `length=0`), counting what was sent and whether the client hung up.
@@ -70,8 +71,10 @@ enum BehaviourRoutes {
             headers[.eTag] = file.etag
             headers[.acceptRanges] = "bytes"
             let cut = file.data.prefix(query.get("cut", as: Int.self) ?? file.data.count / 2)
+            let hang = query.get("hang", as: Int.self) ?? 0
             return Response(status: .ok, headers: headers, body: ResponseBody(contentLength: file.data.count) { writer in
                 try await writer.write(ByteBuffer(bytes: cut))
+                if hang > 0 { try await Task.sleep(for: .milliseconds(hang)) }
                 throw OriginFault.connectionDropped
             })
         }

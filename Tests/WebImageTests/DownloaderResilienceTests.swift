@@ -17,6 +17,47 @@ struct DownloaderResilienceTests {
     }
 
     @Test(arguments: LoaderKind.allCases)
+    func timedOutAttemptIsRetriedAndResumes(loader: LoaderKind) async throws {
+        try await withOrigin { origin in
+            // The first answer sends 20,000 bytes and then hangs: the attempt times out, and the
+            // retry (which runs in a new task, the timed-out one being cancelled) resumes.
+            let downloader = loader.downloader(timeout: .milliseconds(500), retryingOnceAfter: .milliseconds(10))
+            let started = ContinuousClock.now
+            let result: DownloadResult
+            do { result = try await downloader.download(origin.url("/flaky/photo.jpg?fails=1&cut=20000&hang=10000")) } catch {
+                Issue.record("\(error) after \(ContinuousClock.now - started): \(origin.requests.map { "\($0.path) \($0.status) \($0.headers)" })")
+                return
+            }
+            #expect(result.data == SampleFiles.standard["photo.jpg"])
+            // Not before the timeout: FoundationNetworking truncates its own interval to whole
+            // seconds (0.5 s fired at once) unless the loader rounds it up.
+            #expect(ContinuousClock.now - started >= .milliseconds(500))
+            #expect(origin.requests.count == 2)
+            #expect(origin.requests.last?.headers["range"] == "bytes=20000-")
+            #expect(origin.requests.last?.status == 206)
+        }
+    }
+
+    @Test(arguments: LoaderKind.allCases)
+    func cancellingDuringTheBackoffAfterATimeoutEndsTheDownload(loader: LoaderKind) async throws {
+        try await withOrigin { origin in
+            let downloader = loader.downloader(timeout: .milliseconds(300), retryingOnceAfter: .seconds(3))
+            let caller = Task { try await downloader.download(origin.url("/flaky/photo.jpg?fails=1&cut=20000&hang=10000")) }
+            // Wait until the attempt has timed out and the retry waits out its backoff.
+            #expect(await eventually { origin.requests.count == 1 })
+            try await Task.sleep(for: .milliseconds(800))
+            let cancelled = ContinuousClock.now
+            caller.cancel()
+            let error = await downloadError { _ = try await caller.value }
+            #expect(error == .cancelled)
+            #expect(ContinuousClock.now - cancelled < .seconds(2))
+            // The retry never starts: without the cancellation it would at about 3.3 s.
+            try await Task.sleep(for: .seconds(3))
+            #expect(origin.requests.count == 1)
+        }
+    }
+
+    @Test(arguments: LoaderKind.allCases)
     func bodyCutMidwayIsATransientTransportError(loader: LoaderKind) async throws {
         try await withOrigin { origin in
             let downloader = loader.downloader()
@@ -141,5 +182,15 @@ struct DownloaderResilienceTests {
         #expect(policy.delay(beforeRetry: 1, after: .badStatusCode(404), retryAfter: nil) == nil)
         #expect(policy.delay(beforeRetry: 1, after: .cancelled, retryAfter: nil) == nil)
         #expect(RetryPolicy.none.delay(beforeRetry: 1, after: .timedOut, retryAfter: nil) == nil)
+    }
+}
+
+extension LoaderKind {
+    /// A downloader with a short timeout that retries once after `backoff`.
+    func downloader(timeout: Duration, retryingOnceAfter backoff: Duration) -> ImageDownloader {
+        downloader {
+            $0.timeout = timeout
+            $0.retryPolicy = RetryPolicy(maxRetries: 1, baseDelay: backoff)
+        }
     }
 }

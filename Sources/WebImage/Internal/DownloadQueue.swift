@@ -77,7 +77,18 @@ final class DownloadQueue: Sendable {
     /// Waits for a slot. `ticket` names the waiter for ``reprioritize(_:to:)``.
     /// - Throws: `CancellationError` if the task is cancelled while waiting.
     func acquire(ticket: UInt64, priority: RequestPriority) async throws {
-        let position = state.withLock { $0.sequence += 1; return $0.sequence }
+        try Task.checkCancellation()
+        // A free slot and nobody waiting: taken at once, without suspending.
+        let position = state.withLock { state -> UInt64? in
+            if !state.isSuspended, state.waitingCount == 0, state.running < state.maxConcurrent {
+                state.running += 1
+                state.pendingPriority[ticket] = nil
+                return nil
+            }
+            state.sequence += 1
+            return state.sequence
+        }
+        guard let position else { return }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let (cancelled, admitted) = state.withLock { state -> (Bool, [Waiter]) in

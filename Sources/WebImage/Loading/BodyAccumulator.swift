@@ -37,7 +37,7 @@ struct BodyAccumulator {
                 guard data.count + chunk.count <= limit else { throw AttemptFailure(.tooLarge(limit: limit, declared: nil)) }
                 data.append(chunk)
                 if context.registry.isObserved(key) {
-                    await context.registry.report(key: key, ticket: ticket, received: data.count, expected: expectedTotal, data: data)
+                    context.registry.report(key: key, ticket: ticket, received: data.count, expected: expectedTotal, data: data)
                 }
                 if context.events.hasListeners {
                     context.events.send(.progress(url, received: data.count, expected: expectedTotal))

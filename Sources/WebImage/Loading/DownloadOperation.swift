@@ -12,59 +12,75 @@ struct DownloadOperation: Sendable {
     let request: ImageDownloadRequest
     let ticket: UInt64
     let context: DownloadContext
+    /// The task running this operation: an attempt's timeout interrupts it.
+    let handle: OperationHandle
 
     private var configuration: ImageDownloaderConfiguration { context.configuration }
 
     func run() async throws -> DownloadResult {
-        var url = request.url
-        var stagePriority: RequestPriority? = nil
-        var holdingSlot = false
-        if let resolver = configuration.resolvers.first(where: { $0.claims(request.url) }) {
-            let lookup = LookupStage(context: context)
-            if let cached = lookup.cachedImageURL(for: request.url) {
-                url = cached
-            } else {
-                // Seed 002: look-ups wait at low priority, so they never starve image downloads;
-                // the image stage then keeps the look-up's slot, outranking the other look-ups.
-                try await acquire(.low)
-                do {
-                    url = try await lookup.resolve(request.url, with: resolver)
-                } catch {
-                    context.queue.release()
-                    throw error
-                }
-                holdingSlot = true
-            }
-            stagePriority = .high
+        guard let resolver = configuration.resolvers.first(where: { $0.claims(request.url) }) else {
+            return try await attempts(at: request.url, priority: request.priority, holdingSlot: false, after: 0)
         }
-        var attempt = 0
+        let lookup = LookupStage(context: context)
+        // Seed 002: the image stage runs at high priority, outranking the look-ups.
+        let imagePriority = max(request.priority, .high)
+        if let cached = lookup.cachedImageURL(for: request.url) {
+            return try await attempts(at: cached, priority: imagePriority, holdingSlot: false, after: 0)
+        }
+        // Look-ups wait at low priority, so they never starve image downloads; the image stage
+        // then keeps the look-up's slot.
+        try await acquire(.low)
+        let url: URL
+        do {
+            url = try await lookup.resolve(request.url, with: resolver)
+        } catch {
+            context.queue.release()
+            throw error
+        }
+        return try await attempts(at: url, priority: imagePriority, holdingSlot: true, after: 0)
+    }
+
+    /// Attempts with retries, each waiting for a queue slot (unless the first already holds one).
+    private func attempts(at url: URL, priority: RequestPriority, holdingSlot: Bool, after previous: Int) async throws -> DownloadResult {
+        var attempt = previous
+        var holdingSlot = holdingSlot
         while true {
             if !holdingSlot {
                 // A caller that joined with a higher priority has already told the queue (by ticket).
-                try await acquire(max(request.priority, stagePriority ?? .veryLow))
+                try await acquire(priority)
             }
             holdingSlot = false
-            do {
-                let result = try await attemptWithTimeout(url)
-                context.queue.release()
-                return result
-            } catch {
-                let failure = error
-                context.queue.release()
-                attempt += 1
-                guard let delay = configuration.retryPolicy.delay(beforeRetry: attempt, after: failure.error, retryAfter: failure.retryAfter) else {
-                    throw failure.error
-                }
-                context.logger.debug("retrying", metadata: ["url": "\(url)", "attempt": "\(attempt)", "error": "\(failure.error)"])
-                context.metrics.retries.increment()
-                do { try await Task.sleep(for: delay) } catch { throw ImageDownloadError.cancelled }
+            let outcome = await attemptWithTimeout(url)
+            context.queue.release()
+            let failure: AttemptFailure
+            switch outcome {
+            case .success(let result): return result
+            case .failure(let error): failure = error
             }
+            attempt += 1
+            guard let delay = configuration.retryPolicy.delay(beforeRetry: attempt, after: failure.error, retryAfter: failure.retryAfter) else {
+                throw failure.error
+            }
+            context.logger.debug("retrying", metadata: ["url": "\(url)", "attempt": "\(attempt)", "error": "\(failure.error)"])
+            context.metrics.retries.increment()
+            if failure.interrupted {
+                // The timeout cancelled this task: the retry continues in a new one.
+                let next = attempt
+                return try await handle.continueInNewTask {
+                    try await Self.sleep(delay)
+                    return try await self.attempts(at: url, priority: priority, holdingSlot: false, after: next)
+                }
+            }
+            try await Self.sleep(delay)
         }
+    }
+
+    private static func sleep(_ delay: Duration) async throws(ImageDownloadError) {
+        do { try await Task.sleep(for: delay) } catch { throw .cancelled }
     }
 
     private func acquire(_ priority: RequestPriority) async throws(ImageDownloadError) {
         do {
-            try Task.checkCancellation()
             try await context.queue.acquire(ticket: ticket, priority: priority)
         } catch {
             throw .cancelled
@@ -73,23 +89,30 @@ struct DownloadOperation: Sendable {
 
     /// One attempt, bounded by the request's timeout (including the body).
     ///
-    /// The attempt runs in its own task so that the timeout can cancel it without cancelling
-    /// this operation (which may still retry); the timer is an event-loop timer, not a task.
-    private func attemptWithTimeout(_ url: URL) async throws(AttemptFailure) -> DownloadResult {
+    /// The attempt runs inline in this operation's task: no task per attempt. The timer (an
+    /// event-loop timer, not a task) interrupts the task through the handle; the failure then
+    /// says so, and a retry continues in a new task.
+    private func attemptWithTimeout(_ url: URL) async -> Result<DownloadResult, AttemptFailure> {
         let timeout = request.timeout ?? configuration.timeout
-        let work = Task { try await self.attempt(url, timeout: timeout, credentials: nil) }
-        let expired = Flag()
-        let timer = HTTPClient.defaultEventLoopGroup.any().scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
-            expired.set()
-            work.cancel()
+        let deadline = AttemptDeadline()
+        let generation = handle.generation
+        let timer = HTTPClient.defaultEventLoopGroup.any().scheduleTask(in: .nanoseconds(timeout.nanoseconds)) { [handle] in
+            if deadline.expire() { handle.interrupt(generation: generation) }
         }
-        defer { timer.cancel() }
         do {
-            return try await withTaskCancellationHandler { try await work.value } onCancel: { work.cancel() }
+            let result = try await attempt(url, timeout: timeout, credentials: nil)
+            timer.cancel()
+            return .success(result)
         } catch {
-            if expired.isSet { throw AttemptFailure(.timedOut) }
-            if let failure = error as? AttemptFailure { throw failure }
-            throw AttemptFailure(ImageDownloadError(transportError: error))
+            timer.cancel()
+            if !deadline.settle() {
+                if handle.isCancelled { return .failure(AttemptFailure(.cancelled)) }
+                var failure = AttemptFailure(.timedOut)
+                failure.interrupted = true
+                return .failure(failure)
+            }
+            if let failure = error as? AttemptFailure { return .failure(failure) }
+            return .failure(AttemptFailure(ImageDownloadError(transportError: error)))
         }
     }
 
@@ -157,6 +180,8 @@ struct DownloadOperation: Sendable {
 struct AttemptFailure: Error {
     var error: ImageDownloadError
     var retryAfter: String?
+    /// The timeout cancelled the operation's task: whatever follows must run in a new task.
+    var interrupted = false
     init(_ error: ImageDownloadError, retryAfter: String? = nil) {
         self.error = error
         self.retryAfter = retryAfter
@@ -169,9 +194,14 @@ struct RangeMismatch: Error, CustomStringConvertible {
     var description: String { "the server resumed at another offset than \(expectedStart)" }
 }
 
-/// A flag set once, read from any thread.
-final class Flag: Sendable {
-    private let value = Mutex(false)
-    func set() { value.withLock { $0 = true } }
-    var isSet: Bool { value.withLock { $0 } }
+/// Decides, once, whether an attempt finished or its timeout expired first.
+final class AttemptDeadline: Sendable {
+    private enum State { case running, finished, expired }
+    private let state = Mutex(State.running)
+
+    /// The timer fired: true if the attempt was still running (it is now expired).
+    func expire() -> Bool { state.withLock { state in state == .running ? { state = .expired; return true }() : false } }
+
+    /// The attempt ended: false if the timeout had already expired it.
+    func settle() -> Bool { state.withLock { state in state == .running ? { state = .finished; return true }() : false } }
 }

@@ -81,7 +81,7 @@ public final class ImageDownloader: Sendable {
         let id = nextID()
         let task = Task { try await self.perform(request, id: id, progress: progress) }
         return DownloadToken(request: request, task: task) { [registry] priority in
-            await registry.setPriority(priority, key: request.identity, id: id)
+            registry.setPriority(priority, key: request.identity, id: id)
         }
     }
 
@@ -107,7 +107,7 @@ public final class ImageDownloader: Sendable {
     /// Starts queued downloads again.
     public func resume() { queue.resume() }
     /// Cancels every download; every caller gets ``ImageDownloadError/cancelled``.
-    public func cancelAll() async { await registry.cancelAll() }
+    public func cancelAll() async { registry.cancelAll() }
 
     // MARK: - Global settings
 
@@ -133,9 +133,9 @@ public final class ImageDownloader: Sendable {
             throw .invalidURL(request.url.absoluteString)
         }
         do {
-            return try await registry.subscribe(key: request.identity, id: id, request: request, progress: progress) { ticket in
+            return try await registry.subscribe(key: request.identity, id: id, request: request, progress: progress) { ticket, handle in
                 // Made only by the caller that starts the shared download, not by every joiner.
-                try await Self.run(DownloadOperation(request: request, ticket: ticket, context: self.makeContext()))
+                try await Self.run(DownloadOperation(request: request, ticket: ticket, context: self.makeContext(), handle: handle))
             }
         } catch {
             throw ImageDownloadError(transportError: error)

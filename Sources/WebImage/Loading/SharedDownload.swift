@@ -1,0 +1,57 @@
+import Foundation
+
+/// One shared download in the ``DownloadRegistry``: its callers, its effective priority and the
+/// handle of the task that runs it.
+///
+/// `@unchecked Sendable` because its mutable state is guarded from outside: every read and write
+/// happens under the registry's lock while the download is in the registry's table; once the one
+/// thread that removes it from the table has done so, no other thread can reach it.
+final class SharedDownload: @unchecked Sendable {
+    let ticket: UInt64
+    let handle = OperationHandle()
+    private(set) var subscribers: [UInt64: DownloadRegistry.Subscriber] = [:]
+    /// The highest subscriber priority, kept current: a join only compares (O(1)); a leave or a
+    /// lowered priority recomputes.
+    private(set) var priority = RequestPriority.veryLow
+    /// Subscribers that want progress reports.
+    private(set) var observers = 0
+
+    init(ticket: UInt64) { self.ticket = ticket }
+
+    func add(_ id: UInt64, _ subscriber: DownloadRegistry.Subscriber) {
+        subscribers[id] = subscriber
+        priority = max(priority, subscriber.priority)
+        if subscriber.progress != nil { observers += 1 }
+    }
+
+    func remove(_ id: UInt64) -> DownloadRegistry.Subscriber? {
+        guard let removed = subscribers.removeValue(forKey: id) else { return nil }
+        if removed.progress != nil { observers -= 1 }
+        if removed.priority == priority { recompute() }
+        return removed
+    }
+
+    func setPriority(_ value: RequestPriority, of id: UInt64) {
+        subscribers[id]?.priority = value
+        if value >= priority { priority = value } else { recompute() }
+    }
+
+    /// The progress handlers due a report of `received` bytes (with whether each wants the
+    /// partial data), marking them reported: at most one report per caller's interval, except
+    /// the completing one, and never a repeated or lower count.
+    func due(received: Int, complete: Bool, now: ContinuousClock.Instant) -> [(@Sendable (DownloadProgress) -> Void, Bool)] {
+        var due: [(@Sendable (DownloadProgress) -> Void, Bool)] = []
+        for (id, subscriber) in subscribers {
+            guard let handler = subscriber.progress, received > subscriber.lastReceived else { continue }
+            if !complete, let last = subscriber.lastReport, now - last < subscriber.interval { continue }
+            due.append((handler, subscriber.wantsPartialData))
+            subscribers[id]?.lastReport = now
+            subscribers[id]?.lastReceived = received
+        }
+        return due
+    }
+
+    private func recompute() {
+        priority = subscribers.values.reduce(RequestPriority.veryLow) { max($0, $1.priority) }
+    }
+}
