@@ -49,7 +49,7 @@ func loadingBenchmarks() {
     let batch = Benchmark.Configuration(
         metrics: [.wallClock, .peakMemoryResident], warmupIterations: 2, maxDuration: .seconds(30), maxIterations: 10)
 
-    Benchmark("Batch 2000 small + 20 large: plain AsyncHTTPClient, 6 at once", configuration: batch) { benchmark in
+    Benchmark("Batch 2000 small + 20 large: plain AsyncHTTPClient loop (6 at once)", configuration: batch) { benchmark in
         let f = try await loadingFixtures()
         benchmark.startMeasurement()
         try await forEachConcurrently(f.urls, width: 6) { url in

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 import NIOSSL
+import ServiceLifecycle
 public import Logging
 import Synchronization
 
@@ -25,6 +26,7 @@ public final class ImageOrigin: Sendable {
     public let scheme: String
     private let log: RequestLog
     private let files: FileStore
+    private let group: ServiceGroup
     private let task: Task<Void, any Error>
 
     /// Starts a server serving `files` (name → bytes) under `/images/`.
@@ -52,20 +54,28 @@ public final class ImageOrigin: Sendable {
                 continuation.finish()
             },
             logger: logger ?? quiet)
-        let task = Task { try await app.runService(gracefulShutdownSignals: []) }
+        // Stopped by a graceful shutdown, never by cancelling the server task alone: a
+        // connection accepted but not yet handled when the task is cancelled is dropped with its
+        // writer unfinished, which traps in NIO (swift-nio #3481). Handlers still busy after the
+        // grace period (a route that hangs on purpose) are then cancelled.
+        var configuration = ServiceGroupConfiguration(services: [app], logger: logger ?? quiet)
+        configuration.maximumGracefulShutdownDuration = .milliseconds(300)
+        let group = ServiceGroup(configuration: configuration)
+        let task = Task { try await group.run() }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next(), port > 0 else {
             task.cancel()
             throw OriginError.didNotStart
         }
-        return ImageOrigin(port: port, scheme: tls == nil ? "http" : "https", log: log, files: store, task: task)
+        return ImageOrigin(port: port, scheme: tls == nil ? "http" : "https", log: log, files: store, group: group, task: task)
     }
 
-    private init(port: Int, scheme: String, log: RequestLog, files: FileStore, task: Task<Void, any Error>) {
+    private init(port: Int, scheme: String, log: RequestLog, files: FileStore, group: ServiceGroup, task: Task<Void, any Error>) {
         self.port = port
         self.scheme = scheme
         self.log = log
         self.files = files
+        self.group = group
         self.task = task
     }
 
@@ -109,7 +119,7 @@ public final class ImageOrigin: Sendable {
 
     /// Stops the server and waits until it has closed.
     public func stop() async {
-        task.cancel()
+        await group.triggerGracefulShutdown()
         _ = try? await task.value
     }
 }

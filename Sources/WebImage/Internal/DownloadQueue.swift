@@ -13,7 +13,14 @@ final class DownloadQueue: Sendable {
     private struct Waiter {
         let ticket: UInt64
         let sequence: UInt64
-        let continuation: CheckedContinuation<Void, any Error>
+        let wake: Wake
+    }
+
+    /// How an admitted waiter is told: a suspended task resumes, or work that has no task yet
+    /// starts (a shared download's task is made only once it has a slot).
+    private enum Wake {
+        case resume(CheckedContinuation<Void, any Error>)
+        case start(@Sendable () -> Void)
     }
 
     private struct State {
@@ -94,7 +101,7 @@ final class DownloadQueue: Sendable {
                 let (cancelled, admitted) = state.withLock { state -> (Bool, [Waiter]) in
                     if state.cancelledBeforeWaiting.remove(position) != nil { return (true, []) }
                     let effective = state.pendingPriority.removeValue(forKey: ticket).map { max($0, priority) } ?? priority
-                    state.insert(Waiter(ticket: ticket, sequence: position, continuation: continuation), at: effective)
+                    state.insert(Waiter(ticket: ticket, sequence: position, wake: .resume(continuation)), at: effective)
                     return (false, admit(&state))
                 }
                 if cancelled { continuation.resume(throwing: CancellationError()) }
@@ -108,15 +115,38 @@ final class DownloadQueue: Sendable {
                 }
                 return waiter
             }
-            waiter?.continuation.resume(throwing: CancellationError())
+            if case .resume(let continuation)? = waiter?.wake { continuation.resume(throwing: CancellationError()) }
         }
         // Admitted after cancellation raced in: the mark is stale.
         state.withLock { _ = $0.cancelledBeforeWaiting.remove(position) }
     }
 
+    /// Queues work that has no task yet: `start` is called once it is admitted, holding a slot
+    /// (it must ``release()`` it). Called at once, on this thread, if a slot is free.
+    func enqueue(ticket: UInt64, priority: RequestPriority, start: @escaping @Sendable () -> Void) {
+        resumeAll(state.withLock { state in
+            state.sequence += 1
+            let effective = state.pendingPriority.removeValue(forKey: ticket).map { max($0, priority) } ?? priority
+            state.insert(Waiter(ticket: ticket, sequence: state.sequence, wake: .start(start)), at: effective)
+            return admit(&state)
+        })
+    }
+
     /// Forgets a ticket's pending priority (its download is over).
     func forget(_ ticket: UInt64) {
         state.withLock { _ = $0.pendingPriority.removeValue(forKey: ticket) }
+    }
+
+    /// Forgets a cancelled ticket: its pending priority, and its queued work if that has not
+    /// started (a search of the waiters, so only for cancellations).
+    func withdraw(_ ticket: UInt64) {
+        state.withLock { state in
+            _ = state.pendingPriority.removeValue(forKey: ticket)
+            _ = state.remove { waiter in
+                if case .start = waiter.wake { return waiter.ticket == ticket }
+                return false
+            }
+        }
     }
 
     /// Returns a slot and admits the next waiter.
@@ -136,7 +166,12 @@ final class DownloadQueue: Sendable {
     }
 
     private func resumeAll(_ waiters: [Waiter]) {
-        for waiter in waiters { waiter.continuation.resume() }
+        for waiter in waiters {
+            switch waiter.wake {
+            case .resume(let continuation): continuation.resume()
+            case .start(let start): start()
+            }
+        }
     }
 
     private func admit(_ state: inout State) -> [Waiter] {

@@ -53,7 +53,7 @@ public struct DataResponse: Sendable, Hashable {
 
     /// `Content-Length`, if the server sent a valid one.
     public var expectedContentLength: Int? {
-        value(forHeader: "Content-Length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        value(forHeader: "Content-Length").flatMap { Int($0) ?? Int($0.trimmingCharacters(in: .whitespaces)) }
     }
 }
 

@@ -10,6 +10,7 @@ struct DownloadContext: Sendable {
     let cookies: CookieJar
     let resumables: ResumableDataStore
     let lookups: LookupCache
+    let deadlines: DeadlineMonitor
     let events: EventBroadcaster<DownloadEvent>
     let logger: Logger
     let metrics: DownloaderMetrics

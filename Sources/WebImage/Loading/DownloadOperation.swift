@@ -1,7 +1,5 @@
-import AsyncHTTPClient
 import Foundation
 import Logging
-import NIOCore
 import Synchronization
 
 /// One shared download: resolve (two-stage), then attempts with retries, each attempt waiting
@@ -17,19 +15,26 @@ struct DownloadOperation: Sendable {
 
     private var configuration: ImageDownloaderConfiguration { context.configuration }
 
+    /// The priority the operation waits at for its first slot: a look-up waits at low priority
+    /// (seed 002: look-ups never starve image downloads); an image at its caller's.
+    var firstSlotPriority: RequestPriority {
+        guard configuration.resolvers.contains(where: { $0.claims(request.url) }) else { return request.priority }
+        return context.lookups.imageURL(for: request.url) == nil ? .low : imageStagePriority
+    }
+
+    /// The image stage of a two-stage request outranks the look-ups.
+    private var imageStagePriority: RequestPriority { max(request.priority, .high) }
+
+    /// Runs the operation; it already holds the queue slot it was admitted with.
     func run() async throws -> DownloadResult {
         guard let resolver = configuration.resolvers.first(where: { $0.claims(request.url) }) else {
-            return try await attempts(at: request.url, priority: request.priority, holdingSlot: false, after: 0)
+            return try await attempts(at: request.url, priority: request.priority, holdingSlot: true, after: 0)
         }
         let lookup = LookupStage(context: context)
-        // Seed 002: the image stage runs at high priority, outranking the look-ups.
-        let imagePriority = max(request.priority, .high)
         if let cached = lookup.cachedImageURL(for: request.url) {
-            return try await attempts(at: cached, priority: imagePriority, holdingSlot: false, after: 0)
+            return try await attempts(at: cached, priority: imageStagePriority, holdingSlot: true, after: 0)
         }
-        // Look-ups wait at low priority, so they never starve image downloads; the image stage
-        // then keeps the look-up's slot.
-        try await acquire(.low)
+        // The image stage keeps the look-up's slot.
         let url: URL
         do {
             url = try await lookup.resolve(request.url, with: resolver)
@@ -37,7 +42,7 @@ struct DownloadOperation: Sendable {
             context.queue.release()
             throw error
         }
-        return try await attempts(at: url, priority: imagePriority, holdingSlot: true, after: 0)
+        return try await attempts(at: url, priority: imageStagePriority, holdingSlot: true, after: 0)
     }
 
     /// Attempts with retries, each waiting for a queue slot (unless the first already holds one).
@@ -89,23 +94,23 @@ struct DownloadOperation: Sendable {
 
     /// One attempt, bounded by the request's timeout (including the body).
     ///
-    /// The attempt runs inline in this operation's task: no task per attempt. The timer (an
-    /// event-loop timer, not a task) interrupts the task through the handle; the failure then
-    /// says so, and a retry continues in a new task.
+    /// The attempt runs inline in this operation's task: no task per attempt. Its deadline
+    /// interrupts the task through the handle; the failure then says so, and a retry continues
+    /// in a new task.
     private func attemptWithTimeout(_ url: URL) async -> Result<DownloadResult, AttemptFailure> {
         let timeout = request.timeout ?? configuration.timeout
-        let deadline = AttemptDeadline()
+        let outcome = AttemptDeadline()
         let generation = handle.generation
-        let timer = HTTPClient.defaultEventLoopGroup.any().scheduleTask(in: .nanoseconds(timeout.nanoseconds)) { [handle] in
-            if deadline.expire() { handle.interrupt(generation: generation) }
+        let deadline = context.deadlines.arm(at: .now + timeout) { [handle] in
+            if outcome.expire() { handle.interrupt(generation: generation) }
         }
+        defer { context.deadlines.disarm(deadline) }
         do {
             let result = try await attempt(url, timeout: timeout, credentials: nil)
-            timer.cancel()
+            _ = outcome.settle()  // the deadline no longer interrupts the task
             return .success(result)
         } catch {
-            timer.cancel()
-            if !deadline.settle() {
+            if !outcome.settle() {
                 if handle.isCancelled { return .failure(AttemptFailure(.cancelled)) }
                 var failure = AttemptFailure(.timedOut)
                 failure.interrupted = true

@@ -41,12 +41,20 @@ final class DownloadRegistry: Sendable {
         state.withLock { $0.downloads[key]?.observers ?? 0 > 0 }
     }
 
-    /// Waits for the shared download of `key`, starting it with `start(ticket, handle)` if none
-    /// runs. `start` is called at most once per shared download, by the caller that creates it.
+    /// What a new shared download queues: the priority it waits at for its first slot, and the
+    /// work its task runs once admitted (holding that slot).
+    struct Work: Sendable {
+        var priority: RequestPriority
+        var run: @Sendable () async throws -> DownloadResult
+    }
+
+    /// Waits for the shared download of `key`, creating it with `make(ticket, handle)` if none
+    /// runs. `make` is called at most once per shared download, by the caller that creates it;
+    /// the download's task is made only when the queue admits it, so a long queue costs no tasks.
     func subscribe(
         key: String, id: UInt64, request: ImageDownloadRequest,
         progress: (@Sendable (DownloadProgress) -> Void)?,
-        start: @escaping @Sendable (UInt64, OperationHandle) async throws -> DownloadResult
+        make: @Sendable (UInt64, OperationHandle) -> Work
     ) async throws -> DownloadResult {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<DownloadResult, any Error>) in
@@ -66,18 +74,24 @@ final class DownloadRegistry: Sendable {
                     let shared = SharedDownload(ticket: state.nextTicket)
                     shared.add(id, subscriber)
                     state.downloads[key] = shared
-                    let ticket = shared.ticket, handle = shared.handle
-                    handle.start {
-                        let result: Result<DownloadResult, any Error>
-                        do { result = .success(try await start(ticket, handle)) } catch { result = .failure(error) }
-                        self.finish(key, ticket, result)
-                    }
-                    return .joined
+                    return .created(shared.ticket, shared.handle)
                 }
                 switch outcome {
                 case .cancelled: continuation.resume(throwing: ImageDownloadError.cancelled)
                 case .raised(let ticket, let priority): queue.reprioritize(ticket, to: priority)
                 case .joined: break
+                case .created(let ticket, let handle):
+                    // Queued outside the lock: with a free slot the work starts on this thread.
+                    let work = make(ticket, handle)
+                    queue.enqueue(ticket: ticket, priority: work.priority) { [queue] in
+                        // Its callers left while it waited for the slot (or just before queuing).
+                        guard !handle.isCancelled else { return queue.release() }
+                        handle.start {
+                            let result: Result<DownloadResult, any Error>
+                            do { result = .success(try await work.run()) } catch { result = .failure(error) }
+                            self.finish(key, ticket, result)
+                        }
+                    }
                 }
             }
         } onCancel: {
@@ -88,6 +102,7 @@ final class DownloadRegistry: Sendable {
     private enum JoinOutcome {
         case cancelled, joined
         case raised(UInt64, RequestPriority)
+        case created(UInt64, OperationHandle)
     }
 
     /// Changes one caller's priority; the shared download follows its highest caller.
@@ -124,7 +139,7 @@ final class DownloadRegistry: Sendable {
         }
         for shared in all {
             shared.handle.cancel()
-            queue.forget(shared.ticket)
+            queue.withdraw(shared.ticket)
             for subscriber in shared.subscribers.values { subscriber.continuation.resume(throwing: ImageDownloadError.cancelled) }
         }
     }
@@ -144,7 +159,7 @@ final class DownloadRegistry: Sendable {
             queue.reprioritize(shared.ticket, to: remaining)
         } else {
             shared.handle.cancel()
-            queue.forget(shared.ticket)
+            queue.withdraw(shared.ticket)
         }
     }
 

@@ -25,6 +25,7 @@ public final class ImageDownloader: Sendable {
     private let registry: DownloadRegistry
     private let resumables = ResumableDataStore()
     private let lookups = LookupCache()
+    private let deadlines = DeadlineMonitor()
     private let broadcaster = EventBroadcaster<DownloadEvent>()
     private let metrics = DownloaderMetrics()
     private let ids = Mutex<UInt64>(0)
@@ -135,7 +136,8 @@ public final class ImageDownloader: Sendable {
         do {
             return try await registry.subscribe(key: request.identity, id: id, request: request, progress: progress) { ticket, handle in
                 // Made only by the caller that starts the shared download, not by every joiner.
-                try await Self.run(DownloadOperation(request: request, ticket: ticket, context: self.makeContext(), handle: handle))
+                let operation = DownloadOperation(request: request, ticket: ticket, context: self.makeContext(), handle: handle)
+                return DownloadRegistry.Work(priority: operation.firstSlotPriority) { try await Self.run(operation) }
             }
         } catch {
             throw ImageDownloadError(transportError: error)
@@ -145,7 +147,7 @@ public final class ImageDownloader: Sendable {
     private func makeContext() -> DownloadContext {
         DownloadContext(
             loader: loader, configuration: configuration, queue: queue, registry: registry, cookies: cookies,
-            resumables: resumables, lookups: lookups, events: broadcaster, logger: logger, metrics: metrics)
+            resumables: resumables, lookups: lookups, deadlines: deadlines, events: broadcaster, logger: logger, metrics: metrics)
     }
 
     private static func run(_ operation: DownloadOperation) async throws -> DownloadResult {

@@ -34,9 +34,9 @@ public final class URLSessionDataLoader: DataLoading {
     public func loadData(for request: DataRequest) async throws -> DataTransfer {
         var urlRequest = URLRequest(url: request.url)
         // FoundationNetworking keeps whole seconds of the interval (measured: 0.5 s timed out
-        // at once, 1.5 s after 1 s), so it is rounded up; the downloader's own timer enforces
-        // the exact timeout.
-        urlRequest.timeoutInterval = max(1, request.timeout.seconds.rounded(.up))
+        // at once, 1.5 s after 1 s), so it is rounded up, plus a second so that the
+        // downloader's own deadline, which enforces the exact timeout, comes first.
+        urlRequest.timeoutInterval = max(1, request.timeout.seconds.rounded(.up)) + 1
         urlRequest.httpShouldHandleCookies = false
         for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
         let task = session.dataTask(with: urlRequest)
