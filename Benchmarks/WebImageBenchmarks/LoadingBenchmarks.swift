@@ -18,16 +18,22 @@ final class LoadingFixtures: Sendable {
 
     init() async throws {
         var files: [String: Data] = [:]
-        var generator = SystemRandomNumberGenerator()
-        let smallBodies = (0..<40).map { n in Data((0..<(10_000 + n * 1_000)).map { _ in UInt8.random(in: 0...255, using: &generator) }) }
+        let smallBodies = (0..<40).map { n in randomBytes(10_000 + n * 1_000) }
         for n in 0..<2000 { files["s\(n).jpg"] = smallBodies[n % smallBodies.count] }
-        let large = Data((0..<(5 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let large = randomBytes(5 << 20)
         for n in 0..<20 { files["l\(n).jpg"] = large }
         let origin = try await ImageOrigin.start(files: files)
         self.origin = origin
         urls = (0..<2000).map { origin.imageURL("s\($0).jpg") } + (0..<20).map { origin.imageURL("l\($0).jpg") }
         client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
     }
+}
+
+/// `count` random bytes (incompressible, like image data), eight at a time.
+func randomBytes(_ count: Int) -> Data {
+    var generator = SystemRandomNumberGenerator()
+    var words = (0..<(count + 7) / 8).map { _ in generator.next() }
+    return words.withUnsafeMutableBytes { Data($0.prefix(count)) }
 }
 
 let sharedLoadingFixtures = Once { try await LoadingFixtures() }
@@ -47,7 +53,8 @@ func forEachConcurrently<T: Sendable>(_ items: [T], width: Int, _ work: @escapin
 
 func loadingBenchmarks() {
     let batch = Benchmark.Configuration(
-        metrics: [.wallClock, .peakMemoryResident], warmupIterations: 2, maxDuration: .seconds(30), maxIterations: 10)
+        metrics: [.wallClock, .cpuTotal, .contextSwitches, .mallocCountTotal, .peakMemoryResident], warmupIterations: 2,
+        maxDuration: .seconds(30), maxIterations: 10)
 
     Benchmark("Batch 2000 small + 20 large: plain AsyncHTTPClient loop (6 at once)", configuration: batch) { benchmark in
         let f = try await loadingFixtures()
