@@ -94,12 +94,13 @@ if ProcessInfo.processInfo.environment["WEBIMAGE_BENCHMARKS"] != nil {
     package.dependencies.append(
         .package(url: "https://github.com/ordo-one/benchmark.git", exact: "1.38.1", traits: ["MallocInterposer"]))
     package.targets += [
-        // TurboJPEG called directly: the "plain decode" the wrapper is compared against.
+        // TurboJPEG called directly: the "plain decode" the wrapper is compared against. The other
+        // plain decodes (PlainDecodeBenchmarks.swift) use the library targets above directly.
         .systemLibrary(name: "CTurboJPEGPlain", path: "Sources/CLibraries/CTurboJPEGPlain"),
         .executableTarget(
             name: "WebImageBenchmarks",
             dependencies: [
-                "CTurboJPEGPlain", "WebImage", "WebImageOrigin",
+                "CTurboJPEGPlain", "CSpng", "CWebP", "CGIF", "CAvif", "CHeif", "WebImage", "WebImageOrigin",
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
