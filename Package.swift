@@ -108,5 +108,12 @@ if ProcessInfo.processInfo.environment["WEBIMAGE_BENCHMARKS"] != nil {
             swiftSettings: strict,
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // Peak-memory rise of one decode, in its own process (scripts/measure-thumbnail-memory).
+        .executableTarget(
+            name: "WebImageMeasure",
+            dependencies: ["WebImage", "WebImageOrigin"],
+            path: "Tools/WebImageMeasure",
+            swiftSettings: strict
+        ),
     ]
 }
