@@ -2,7 +2,9 @@
 //
 //   WebImageMeasure make PATH          writes the 4000×3000 JPEG the benchmarks use
 //   WebImageMeasure make-progressive PATH   the same picture as a progressive JPEG
+//   WebImageMeasure make-gif PATH      the GIF of the decode benchmarks (500×200, 10 frames)
 //   WebImageMeasure MODE PATH          MODE: none | thumbnail | full
+//   WebImageMeasure loop PATH          decodes PATH 200 times (a steady load for `perf record`)
 //
 // Reads the file, then resets the kernel's peak-RSS mark (`5` → /proc/self/clear_refs sets
 // VmHWM to the current VmRSS), decodes, and prints one JSON line: the resident set before the
@@ -31,7 +33,15 @@ if mode == "make" || mode == "make-progressive" {
     try jpeg.write(to: URL(fileURLWithPath: path))
     exit(0)
 }
+if mode == "make-gif" {
+    try SampleImages.gif(width: 500, height: 200, count: 10).write(to: URL(fileURLWithPath: path))
+    exit(0)
+}
 let data = try Data(contentsOf: URL(fileURLWithPath: path))
+if mode == "loop" {
+    for _ in 0..<200 { _ = try ImageCoderRegistry.default.decode(data) }
+    exit(0)
+}
 // Touch the coder registry and the sniffing table before the mark, as a running app would have.
 _ = ImageFormat(sniffing: data)
 _ = try ImageCoderRegistry.default.readHeader(data)
