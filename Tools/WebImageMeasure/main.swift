@@ -3,6 +3,7 @@
 //   WebImageMeasure make PATH          writes the 4000×3000 JPEG the benchmarks use
 //   WebImageMeasure make-progressive PATH   the same picture as a progressive JPEG
 //   WebImageMeasure make-gif PATH      the GIF of the decode benchmarks (500×200, 10 frames)
+//   WebImageMeasure make-png PATH      the PNG of the decode benchmarks (1000×1000 RGBA)
 //   WebImageMeasure MODE PATH          MODE: none | thumbnail | full
 //   WebImageMeasure loop PATH          decodes PATH 200 times (a steady load for `perf record`)
 //
@@ -33,8 +34,10 @@ if mode == "make" || mode == "make-progressive" {
     try jpeg.write(to: URL(fileURLWithPath: path))
     exit(0)
 }
-if mode == "make-gif" {
-    try SampleImages.gif(width: 500, height: 200, count: 10).write(to: URL(fileURLWithPath: path))
+if mode == "make-gif" || mode == "make-png" {
+    let sample = mode == "make-gif"
+        ? try SampleImages.gif(width: 500, height: 200, count: 10) : try SampleImages.png(width: 1000, height: 1000, seed: 22, alpha: true)
+    try sample.write(to: URL(fileURLWithPath: path))
     exit(0)
 }
 let data = try Data(contentsOf: URL(fileURLWithPath: path))
