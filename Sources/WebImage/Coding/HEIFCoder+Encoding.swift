@@ -2,6 +2,12 @@ internal import CHeif
 public import Foundation
 
 extension HEIFCoder {
+    /// Encodes `image` as lossy HEIC (HEVC through x265) at `quality` 0…1; a translucent image
+    /// keeps its alpha (un-premultiplied, as HEIF stores it).
+    ///
+    /// ```swift
+    /// let heic = try HEIFCoder().encode(image, as: .heic, quality: 0.8)
+    /// ```
     public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageDecodingError) -> Data {
         guard Self.initialized, let context = heif_context_alloc() else {
             throw .encodingFailed(format: .heic, reason: "cannot create encoder")
