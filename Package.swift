@@ -34,11 +34,12 @@ let package = Package(
         .systemLibrary(name: "CWebP", path: "Sources/CLibraries/CWebP", pkgConfig: "libwebpdemux"),
         .systemLibrary(name: "CGIF", path: "Sources/CLibraries/CGIF"),
         .systemLibrary(name: "CAvif", path: "Sources/CLibraries/CAvif"),  // no pkgConfig: its -DAVIF_DLL is a prohibited flag
+        .systemLibrary(name: "CHeif", path: "Sources/CLibraries/CHeif", pkgConfig: "libheif"),
 
         .target(
             name: "WebImage",
             dependencies: [
-                "CTurboJPEG", "CSpng", "CWebP", "CGIF", "CAvif",
+                "CTurboJPEG", "CSpng", "CWebP", "CGIF", "CAvif", "CHeif",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -95,18 +96,26 @@ if ProcessInfo.processInfo.environment["WEBIMAGE_BENCHMARKS"] != nil {
     package.dependencies.append(
         .package(url: "https://github.com/ordo-one/benchmark.git", exact: "1.38.1", traits: ["MallocInterposer"]))
     package.targets += [
-        // TurboJPEG called directly: the "plain decode" the wrapper is compared against.
+        // TurboJPEG called directly: the "plain decode" the wrapper is compared against. The other
+        // plain decodes (PlainDecodeBenchmarks.swift) use the library targets above directly.
         .systemLibrary(name: "CTurboJPEGPlain", path: "Sources/CLibraries/CTurboJPEGPlain"),
         .executableTarget(
             name: "WebImageBenchmarks",
             dependencies: [
-                "CTurboJPEGPlain", "WebImage", "WebImageOrigin",
+                "CTurboJPEGPlain", "CSpng", "CWebP", "CGIF", "CAvif", "CHeif", "WebImage", "WebImageOrigin",
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             path: "Benchmarks/WebImageBenchmarks",
             swiftSettings: strict,
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // Peak-memory rise of one decode, in its own process (scripts/measure-thumbnail-memory).
+        .executableTarget(
+            name: "WebImageMeasure",
+            dependencies: ["WebImage", "WebImageOrigin"],
+            path: "Tools/WebImageMeasure",
+            swiftSettings: strict
         ),
     ]
 }

@@ -8,7 +8,7 @@ import Foundation
 /// A small limit keeps each run fast; lying headers must still be refused before allocation.
 private let options = ImageDecodingOptions(maxPixelCount: 4_000_000)
 private let thumbnail = ImageDecodingOptions(maxPixelCount: 4_000_000, thumbnailMaxPixelSize: 32)
-private let decoders: [any ImageDecoding] = [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder()]
+private let decoders: [any ImageDecoding] = [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder(), HEIFCoder()]
 private let progressive: [any ProgressiveImageDecoding] = [JPEGCoder(), PNGCoder(), WebPCoder()]
 
 @_cdecl("LLVMFuzzerTestOneInput")

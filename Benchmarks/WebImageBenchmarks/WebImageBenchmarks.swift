@@ -1,6 +1,5 @@
 import AsyncHTTPClient
 import Benchmark
-import CTurboJPEGPlain
 import Foundation
 import WebImage
 import WebImageOrigin
@@ -92,20 +91,9 @@ let benchmarks: @Sendable () -> Void = {
     // an image must allocate one: the difference to JPEGCoder is the wrapper's own cost.
     Benchmark("Plain TurboJPEG decode 1 MP JPEG") { benchmark in
         let f = try await fixtures()
-        let data = f.jpeg
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations {
-            let handle = tjInitDecompress()
-            var pixels = [UInt8](unsafeUninitializedCapacity: 1000 * 1000 * 4) { _, count in count = 1000 * 1000 * 4 }
-            _ = data.withUnsafeBytes { src in
-                pixels.withUnsafeMutableBufferPointer { dst in
-                    tjDecompress2(
-                        handle, src.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt(src.count),
-                        dst.baseAddress, 1000, 4000, 1000, Int32(TJPF_RGBA.rawValue), 0)
-                }
-            }
-            tjDestroy(handle)
-            blackHole(pixels)
+            blackHole(PlainDecode.jpeg(f.jpeg, width: 1000, height: 1000))
         }
     }
 
@@ -118,4 +106,5 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     codingBenchmarks()
+    plainDecodeBenchmarks()
 }

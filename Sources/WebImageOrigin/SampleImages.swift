@@ -53,6 +53,11 @@ public enum SampleImages {
         try AVIFCoder().encode(pattern(width: width, height: height, seed: seed, alpha: alpha), as: .avif, quality: quality)
     }
 
+    /// A lossy HEIC (HEVC through x265) of the pattern.
+    public static func heic(width: Int, height: Int, seed: UInt32 = 1, alpha: Bool = false, quality: Double = 0.7) throws -> Data {
+        try HEIFCoder().encode(pattern(width: width, height: height, seed: seed, alpha: alpha), as: .heic, quality: quality)
+    }
+
     /// `count` frames of a bouncing square over the pattern: distinct frames, `delay` each.
     public static func animation(
         width: Int, height: Int, count: Int = 4, delay: Duration = .milliseconds(80), loopCount: Int = 0, alpha: Bool = false
@@ -97,6 +102,7 @@ public enum SampleImages {
         set["badge.webp"] = try webp(width: 128, height: 128, seed: 9, alpha: true, quality: 1)
         set["bounce.webp"] = try animatedWebP(width: 120, height: 90, count: 5)
         set["photo.avif"] = try avif(width: 320, height: 240, seed: 10)
+        set["photo.heic"] = try heic(width: 320, height: 240, seed: 11)
         for n in 1...12 { set["thumb-\(n).jpg"] = try jpeg(width: 160 + n * 8, height: 120, seed: UInt32(10 + n)) }
         return set
     }

@@ -20,22 +20,4 @@ struct AVIFTests {
         let first = try ImageCoderRegistry.default.decode(data, options: .init(firstFrameOnly: true))
         #expect(first.frames.isEmpty && first.frameCount == 3 && first.pixels == source.frames[0].pixels)
     }
-
-    @Test func thumbnailsAndLimitsApply() throws {
-        let data = try AVIFCoder().encode(SampleImages.pattern(width: 200, height: 100), as: .avif, quality: 0.7)
-        let thumbnail = try ImageCoderRegistry.default.decode(data, options: .init(thumbnailMaxPixelSize: 50))
-        #expect(thumbnail.pixelWidth == 50 && thumbnail.pixelHeight == 25)
-        #expect(throws: ImageDecodingError.tooManyPixels(width: 200, height: 100, frames: 1, limit: 19_999)) {
-            _ = try ImageCoderRegistry.default.decode(data, options: .init(maxPixelCount: 19_999))
-        }
-    }
-
-    @Test func hugeDeclaredSizeIsATypedErrorWithoutDecoding() throws {
-        // Rewrite the `ispe` property (the declared image size) to 100000 × 100000.
-        var data = try AVIFCoder().encode(SampleImages.pattern(width: 16, height: 16), as: .avif, quality: 0.7)
-        let ispe = try #require(data.firstRange(of: Data("ispe".utf8)))
-        let size = UInt32(100_000).bigEndianBytes
-        data.replaceSubrange(ispe.upperBound + 4..<ispe.upperBound + 12, with: size + size)
-        #expect(throws: ImageDecodingError.self) { _ = try ImageCoderRegistry.default.decode(data) }
-    }
 }

@@ -99,6 +99,16 @@ struct CoderTests {
         #expect(image.pixels == [1, 2, 3, 255])
     }
 
+    @Test(arguments: [0, 4095, 4096, 9999, 10_000 - 1])
+    func oneTranslucentPixelAnywhereMakesAnAnimationTranslucent(at index: Int) {
+        let opaque = [UInt8](repeating: 255, count: 10_000 * 4)
+        var translucent = opaque
+        translucent[index * 4 + 3] = 254
+        let frames = [ImageFrame(pixels: opaque, duration: .milliseconds(100)), ImageFrame(pixels: translucent, duration: .milliseconds(100))]
+        #expect(!Image(format: .gif, pixelWidth: 100, pixelHeight: 100, frames: frames, loopCount: 0).isOpaque)
+        #expect(Image(format: .gif, pixelWidth: 100, pixelHeight: 100, frames: [frames[0], frames[0]], loopCount: 0).isOpaque)
+    }
+
     @Test func exifOrientationIsReported() throws {
         let jpeg = try SampleImages.jpeg(width: 16, height: 8)
         let image = try ImageCoderRegistry.default.decode(withOrientation(6, jpeg))

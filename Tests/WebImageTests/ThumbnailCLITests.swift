@@ -7,7 +7,7 @@ import WebImageOrigin
 struct ThumbnailCLITests {
     struct Info: Decodable { var format: String; var width, height, frames, bytes: Int }
 
-    @Test(arguments: [("spinner.gif", "gif", 96, 96, 6), ("bounce.webp", "webp", 120, 90, 5), ("photo.webp", "webp", 640, 480, 1), ("photo.avif", "avif", 320, 240, 1)])
+    @Test(arguments: [("spinner.gif", "gif", 96, 96, 6), ("bounce.webp", "webp", 120, 90, 5), ("photo.webp", "webp", 640, 480, 1), ("photo.avif", "avif", 320, 240, 1), ("photo.heic", "heic", 320, 240, 1)])
     func infoReportsAnimatedFormats(file: String, format: String, width: Int, height: Int, frames: Int) async throws {
         let path = temporaryDirectory().appendingPathComponent(file)
         try SampleFiles.standard[file]!.write(to: path)

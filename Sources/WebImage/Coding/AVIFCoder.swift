@@ -38,13 +38,13 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
                     throw .corrupt(format: .avif, reason: "frame size differs from the container's")
                 }
                 var pixels = try Self.rgba(image)
-                _ = PixelOperations.premultiply(&pixels)
+                if header.hasAlpha { _ = PixelOperations.premultiply(&pixels) }
                 let milliseconds = Int((decoder.pointee.imageTiming.duration * 1000).rounded())
                 frames.append(ImageFrame(pixels: sizing.shrink(pixels), duration: ImageFrame.clampedDuration(milliseconds: milliseconds)))
             }
             return Image.decoded(
                 format: .avif, pixelWidth: sizing.targetWidth, pixelHeight: sizing.targetHeight, frames: frames,
-                frameCount: header.frameCount, loopCount: 0, scale: options.scale)
+                frameCount: header.frameCount, loopCount: 0, scale: options.scale, knownOpaque: !header.hasAlpha)
         }
     }
 
@@ -115,7 +115,10 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
         avifRGBImageSetDefaults(&rgb, image)
         rgb.format = AVIF_RGB_FORMAT_RGBA
         rgb.depth = 8
-        var pixels = [UInt8](repeating: 0, count: Int(rgb.width) * Int(rgb.height) * 4)
+        // libavif writes every pixel of a successful conversion (a failure throws the buffer away),
+        // so it need not be zeroed first.
+        let count = Int(rgb.width) * Int(rgb.height) * 4
+        var pixels = [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
         let status = pixels.withUnsafeMutableBufferPointer { out in
             rgb.pixels = out.baseAddress
             rgb.rowBytes = rgb.width * 4

@@ -42,9 +42,11 @@ public struct GIFCoder: ImageDecoding, ImageEncoding {
         let (frames, loopCount) = try Self.withStream(data) { stream throws(ImageDecodingError) in
             (try Self.composite(stream, limit: options.firstFrameOnly ? 1 : header.frameCount, sizing: sizing), stream.loopCount)
         }
+        // Without a transparent index or a frame short of the canvas, every composited frame
+        // is opaque (the first covers the canvas, and so does each later one).
         return Image.decoded(
             format: .gif, pixelWidth: sizing.targetWidth, pixelHeight: sizing.targetHeight, frames: frames,
-            frameCount: header.frameCount, loopCount: loopCount, scale: options.scale)
+            frameCount: header.frameCount, loopCount: loopCount, scale: options.scale, knownOpaque: !header.hasAlpha)
     }
 
     public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageDecodingError) -> Data {
@@ -109,13 +111,15 @@ public struct GIFCoder: ImageDecoding, ImageEncoding {
             try stream.readRows(of: frame) { row, indices in
                 let y = frame.top + row
                 guard y >= 0, y < height, !xs.isEmpty else { return }
-                canvas.withUnsafeMutableBufferPointer { out in
-                    frame.palette.withUnsafeBufferPointer { palette in
-                        for x in xs {
-                            let p = Int(indices[x - frame.left]) * 4
-                            guard palette[p + 3] != 0 else { continue }  // transparent: keep the canvas
-                            let o = (y * width + x) * 4
-                            out[o] = palette[p]; out[o + 1] = palette[p + 1]; out[o + 2] = palette[p + 2]; out[o + 3] = 255
+                canvas.withUnsafeMutableBytes { out in
+                    frame.palette.withUnsafeBytes { palette in
+                        // One 4-byte RGBA palette entry per pixel; alpha is 255 or 0 (transparent:
+                        // keep the canvas), so whole entries are copied.
+                        var o = (y * width + xs.lowerBound) * 4
+                        for i in (xs.lowerBound - frame.left)..<(xs.upperBound - frame.left) {
+                            let color = palette.loadUnaligned(fromByteOffset: Int(indices[i]) * 4, as: UInt32.self)
+                            if color & PixelOperations.alphaMask != 0 { out.storeBytes(of: color, toByteOffset: o, as: UInt32.self) }
+                            o += 4
                         }
                     }
                 }

@@ -76,8 +76,16 @@ public struct Image: Sendable {
         format: ImageFormat, pixelWidth: Int, pixelHeight: Int, frames: [ImageFrame], loopCount: Int,
         scale: Double = 1
     ) {
+        self.init(format: format, pixelWidth: pixelWidth, pixelHeight: pixelHeight, frames: frames, loopCount: loopCount,
+                  scale: scale, knownOpaque: false)
+    }
+
+    init(
+        format: ImageFormat, pixelWidth: Int, pixelHeight: Int, frames: [ImageFrame], loopCount: Int, scale: Double,
+        knownOpaque: Bool
+    ) {
         precondition(!frames.isEmpty, "an animated image needs at least one frame")
-        let opaque = frames.allSatisfy { PixelOperations.isOpaque($0.pixels) }
+        let opaque = knownOpaque || frames.allSatisfy { PixelOperations.isOpaque($0.pixels) }
         self.init(
             format: format, pixelWidth: pixelWidth, pixelHeight: pixelHeight, pixels: frames[0].pixels,
             isOpaque: opaque, scale: scale, frameCount: frames.count)
@@ -87,16 +95,19 @@ public struct Image: Sendable {
 
     /// What a decoder of an animated format returns: a still image for one decoded frame
     /// (a still file, or ``ImageDecodingOptions/firstFrameOnly``), an animation otherwise.
+    /// `knownOpaque` spares the scan for alpha when the decoder already knows every frame is opaque.
     static func decoded(
         format: ImageFormat, pixelWidth: Int, pixelHeight: Int, frames: [ImageFrame], frameCount: Int, loopCount: Int,
-        scale: Double
+        scale: Double, knownOpaque: Bool = false
     ) -> Image {
         guard frames.count == 1 else {
-            return Image(format: format, pixelWidth: pixelWidth, pixelHeight: pixelHeight, frames: frames, loopCount: loopCount, scale: scale)
+            return Image(
+                format: format, pixelWidth: pixelWidth, pixelHeight: pixelHeight, frames: frames, loopCount: loopCount,
+                scale: scale, knownOpaque: knownOpaque)
         }
         var still = Image(
             format: format, pixelWidth: pixelWidth, pixelHeight: pixelHeight, pixels: frames[0].pixels,
-            isOpaque: PixelOperations.isOpaque(frames[0].pixels), scale: scale, frameCount: frameCount)
+            isOpaque: knownOpaque || PixelOperations.isOpaque(frames[0].pixels), scale: scale, frameCount: frameCount)
         still.loopCount = loopCount
         return still
     }

@@ -19,10 +19,11 @@ public struct ImageCoderRegistry: ImageDecoding, Sendable {
         self.encoders = encoders
     }
 
-    /// JPEG (libjpeg-turbo), PNG (libspng), GIF (giflib), WebP (libwebp) and AVIF (libavif).
+    /// JPEG (libjpeg-turbo), PNG (libspng), GIF (giflib), WebP (libwebp), AVIF (libavif) and
+    /// HEIC/HEIF (libheif).
     public static let `default` = ImageCoderRegistry(
-        decoders: [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder()],
-        encoders: [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder()]
+        decoders: [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder(), HEIFCoder()],
+        encoders: [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder(), HEIFCoder()]
     )
 
     /// Puts a decoder at `index` (0 = asked first).

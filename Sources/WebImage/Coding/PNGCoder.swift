@@ -28,7 +28,9 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
             let format = Int32(SPNG_FMT_RGBA8.rawValue)
             var size = 0
             try Self.check(spng_decoded_image_size(ctx, format, &size))
-            var pixels = [UInt8](repeating: 0, count: size)
+            // libspng writes every row of a successful decode (a failure throws the buffer away),
+            // so it need not be zeroed first.
+            var pixels = [UInt8](unsafeUninitializedCapacity: size) { _, count in count = size }
             let status = pixels.withUnsafeMutableBytes { out in
                 spng_decode_image(ctx, out.baseAddress, out.count, format, Int32(SPNG_DECODE_TRNS.rawValue))
             }

@@ -1,24 +1,39 @@
 /// Pixel-format conversions shared by the coders (RGBA8, see ``Image``).
 enum PixelOperations {
     /// Premultiplies straight-alpha RGBA8 in place; returns `true` if every pixel was opaque.
+    ///
+    /// Colour becomes (c · a + 127) / 255 with exact rounding, computed without division as
+    /// (t + t >> 8) >> 8 with t = c · a + 128. Four pixels at a time in 16-bit lanes (alpha's own
+    /// lane is multiplied by 255, which the same formula returns unchanged); blocks of four
+    /// opaque pixels are skipped.
     static func premultiply(_ pixels: inout [UInt8]) -> Bool {
-        var opaque = true
-        pixels.withUnsafeMutableBufferPointer { p in
+        pixels.withUnsafeMutableBytes { raw in
+            var opaque = true
             var i = 0
-            while i + 3 < p.count {
-                let a = UInt32(p[i + 3])
+            while i + 16 <= raw.count {
+                let v = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+                if v[3] & v[7] & v[11] & v[15] != 255 {
+                    opaque = false
+                    let (a0, a1, a2, a3) = (UInt16(v[3]), UInt16(v[7]), UInt16(v[11]), UInt16(v[15]))
+                    let a = SIMD16<UInt16>(a0, a0, a0, 255, a1, a1, a1, 255, a2, a2, a2, 255, a3, a3, a3, 255)
+                    let t = SIMD16<UInt16>(truncatingIfNeeded: v) &* a &+ 128
+                    raw.storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: (t &+ (t &>> 8)) &>> 8), toByteOffset: i, as: SIMD16<UInt8>.self)
+                }
+                i += 16
+            }
+            while i + 3 < raw.count {  // fewer than four pixels left
+                let a = UInt32(raw[i + 3])
                 if a != 255 {
                     opaque = false
-                    // (c * a + 127) / 255, exact rounding without division.
                     for c in 0..<3 {
-                        let t = UInt32(p[i + c]) * a + 128
-                        p[i + c] = UInt8((t + (t >> 8)) >> 8)
+                        let t = UInt32(raw[i + c]) * a + 128
+                        raw[i + c] = UInt8((t + (t >> 8)) >> 8)
                     }
                 }
                 i += 4
             }
+            return opaque
         }
-        return opaque
     }
 
     /// Straight-alpha RGBA8 copy of a premultiplied image, rows packed.
@@ -61,13 +76,22 @@ enum PixelOperations {
 }
 
 extension PixelOperations {
+    /// The alpha byte of an RGBA8 pixel loaded as one `UInt32` (in memory order, either endianness).
+    static let alphaMask = UInt32(0xFF).bigEndian
+
     /// `true` when every alpha byte of packed RGBA8 is 255.
     static func isOpaque(_ pixels: [UInt8]) -> Bool {
-        pixels.withUnsafeBufferPointer { p in
-            var i = 3
-            while i < p.count {
-                if p[i] != 255 { return false }
-                i += 4
+        pixels.withUnsafeBytes { raw in
+            // AND whole pixels together in blocks (a loop the compiler vectorises), leaving early
+            // after the first block with a translucent pixel.
+            let count = raw.count / 4
+            var start = 0
+            while start < count {
+                let end = min(start + 4096, count)
+                var all = UInt32.max
+                for i in start..<end { all &= raw.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self) }
+                if all & alphaMask != alphaMask { return false }
+                start = end
             }
             return true
         }

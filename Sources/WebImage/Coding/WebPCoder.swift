@@ -85,7 +85,9 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
 
     /// Straight RGBA8 of a still image, scaled by libwebp when `scaled`.
     private static func decodeStill(_ data: Data, width: Int, height: Int, scaled: Bool) throws(ImageDecodingError) -> [UInt8] {
-        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        // libwebp writes every pixel of a successful decode (a failure throws the buffer away), so
+        // it need not be zeroed first.
+        var pixels = [UInt8](unsafeUninitializedCapacity: width * height * 4) { _, count in count = width * height * 4 }
         let status = data.withUnsafeBytes { src in
             pixels.withUnsafeMutableBufferPointer { dst in
                 guard var config = rgbaConfig(writingTo: dst, width: width) else { return VP8_STATUS_INVALID_PARAM }

@@ -1,0 +1,69 @@
+// Peak-memory rise of one decode, measured inside the process (run by scripts/measure-thumbnail-memory).
+//
+//   WebImageMeasure make PATH          writes the 4000×3000 JPEG the benchmarks use
+//   WebImageMeasure make-progressive PATH   the same picture as a progressive JPEG
+//   WebImageMeasure make-gif PATH      the GIF of the decode benchmarks (500×200, 10 frames)
+//   WebImageMeasure make-png PATH      the PNG of the decode benchmarks (1000×1000 RGBA)
+//   WebImageMeasure MODE PATH          MODE: none | thumbnail | full
+//   WebImageMeasure loop PATH          decodes PATH 200 times (a steady load for `perf record`)
+//
+// Reads the file, then resets the kernel's peak-RSS mark (`5` → /proc/self/clear_refs sets
+// VmHWM to the current VmRSS), decodes, and prints one JSON line: the resident set before the
+// decode and the peak during it (KiB). The rise is what the decode itself needed at its worst.
+import Foundation
+import WebImage
+import WebImageOrigin
+
+func status(_ key: String) -> Int {
+    let text = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    for line in text.split(separator: "\n") where line.hasPrefix(key + ":") {
+        return Int(line.dropFirst(key.count + 1).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "") ?? -1
+    }
+    return -1
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 3 else {
+    FileHandle.standardError.write(Data("usage: WebImageMeasure make|none|thumbnail|full PATH\n".utf8))
+    exit(2)
+}
+let (mode, path) = (arguments[1], arguments[2])
+if mode == "make" || mode == "make-progressive" {
+    let picture = SampleImages.pattern(width: 4000, height: 3000, seed: 21)
+    let jpeg = try JPEGCoder(progressive: mode == "make-progressive").encode(picture, as: .jpeg, quality: 0.85)
+    try jpeg.write(to: URL(fileURLWithPath: path))
+    exit(0)
+}
+if mode == "make-gif" || mode == "make-png" {
+    let sample = mode == "make-gif"
+        ? try SampleImages.gif(width: 500, height: 200, count: 10) : try SampleImages.png(width: 1000, height: 1000, seed: 22, alpha: true)
+    try sample.write(to: URL(fileURLWithPath: path))
+    exit(0)
+}
+let data = try Data(contentsOf: URL(fileURLWithPath: path))
+if mode == "loop" {
+    for _ in 0..<200 { _ = try ImageCoderRegistry.default.decode(data) }
+    exit(0)
+}
+// Touch the coder registry and the sniffing table before the mark, as a running app would have.
+_ = ImageFormat(sniffing: data)
+_ = try ImageCoderRegistry.default.readHeader(data)
+
+try "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+let before = status("VmRSS")
+var size = "-"
+switch mode {
+case "none":
+    break
+case "thumbnail":
+    let image = try ImageCoderRegistry.default.decode(data, options: .init(thumbnailMaxPixelSize: 256))
+    size = "\(image.pixelWidth)x\(image.pixelHeight)"
+case "full":
+    let image = try ImageCoderRegistry.default.decode(data)
+    size = "\(image.pixelWidth)x\(image.pixelHeight)"
+default:
+    FileHandle.standardError.write(Data("unknown mode \(mode)\n".utf8))
+    exit(2)
+}
+let peak = status("VmHWM")
+print(#"{"mode":"\#(mode)","size":"\#(size)","rss_before_kib":\#(before),"peak_kib":\#(peak),"rise_kib":\#(peak - before)}"#)
