@@ -5,15 +5,21 @@
 
 FILE defaults to the 4000x3000 JPEG the coding benchmarks write to the temporary directory
 (webimage-bench-4000x3000.jpg). Prints the median and best wall-clock time of open + draft +
-thumbnail + load, one core, in milliseconds. Needs Pillow (pip install Pillow).
+thumbnail + load, one core, in milliseconds. Installs Pillow from PyPI if it is missing.
 """
 import argparse
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 
-from PIL import Image
+try:
+    from PIL import Image
+except ImportError:
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "Pillow"], check=True)
+    from PIL import Image
 
 
 def thumbnail_once(path, size):
