@@ -86,12 +86,12 @@ func downloaderBatch(_ downloader: ImageDownloader, _ f: LoadingFixtures) async 
 
 func loadingBenchmarks() {
     // Paired: every iteration runs the plain loop and the downloader on the same requests, in
-    // alternating order, and records the ratio of the two. Measured as separate benchmarks, the
+    // A-B-B-A order, and records the ratio of the two. Measured as separate benchmarks, the
     // two ran seconds apart and the ratio swung between 0.75× and 1.1× with the order and the
     // state of the process; a ratio per pair cancels that drift.
     let batch = Benchmark.Configuration(
         metrics: [.wallClock, BatchMetric.downloader, BatchMetric.plain, BatchMetric.ratio], timeUnits: .milliseconds,
-        warmupIterations: 2, maxDuration: .seconds(90), maxIterations: 20)
+        warmupIterations: 1, maxDuration: .seconds(120), maxIterations: 20)
     for kind in ["AsyncHTTPClient", "URLSession"] {
         Benchmark("Paired batch 2000 small + 20 large over \(kind): downloader vs plain loop", configuration: batch) { benchmark in
             let f = try await loadingFixtures()
@@ -108,13 +108,15 @@ func loadingBenchmarks() {
             let downloader = ImageDownloader(loader: loader)
             let clock = ContinuousClock()
             for index in benchmark.scaledIterations {
+                // A-B-B-A (or B-A-A-B): each side runs twice per iteration, so a drift within
+                // the iteration weighs on both equally.
                 var plainTime = Duration.zero, ourTime = Duration.zero
-                if index.isMultiple(of: 2) {
-                    plainTime = try await clock.measure { try await plainBatch() }
-                    ourTime = try await clock.measure { try await downloaderBatch(downloader, f) }
-                } else {
-                    ourTime = try await clock.measure { try await downloaderBatch(downloader, f) }
-                    plainTime = try await clock.measure { try await plainBatch() }
+                for step in 0..<4 {
+                    if (step == 0 || step == 3) == index.isMultiple(of: 2) {
+                        plainTime += try await clock.measure { try await plainBatch() }
+                    } else {
+                        ourTime += try await clock.measure { try await downloaderBatch(downloader, f) }
+                    }
                 }
                 let plainNanoseconds = Int(plainTime / .nanoseconds(1)), ourNanoseconds = Int(ourTime / .nanoseconds(1))
                 benchmark.measurement(BatchMetric.plain, plainNanoseconds)

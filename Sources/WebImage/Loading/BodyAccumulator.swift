@@ -31,11 +31,20 @@ struct BodyAccumulator {
             // Refused from the declared length: not one body byte is read.
             throw AttemptFailure(.tooLarge(limit: limit, declared: expectedTotal))
         }
-        data.reserveCapacity(min(expectedTotal ?? 64 * 1024, limit))
         do {
             for try await chunk in body {
                 guard data.count + chunk.count <= limit else { throw AttemptFailure(.tooLarge(limit: limit, declared: nil)) }
-                data.append(chunk)
+                if !data.isEmpty {
+                    data.append(chunk)
+                } else if let expectedTotal, chunk.count < expectedTotal {
+                    // More to come: one buffer of the declared size, so appending never reallocates.
+                    data.reserveCapacity(min(expectedTotal, limit))
+                    data.append(chunk)
+                } else {
+                    // The whole body in one chunk (or a body of unknown length): kept as it is,
+                    // without a copy (the loader's chunk owns its bytes).
+                    data = chunk
+                }
                 if context.registry.isObserved(key) {
                     context.registry.report(key: key, ticket: ticket, received: data.count, expected: expectedTotal, data: data)
                 }
