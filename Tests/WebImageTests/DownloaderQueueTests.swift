@@ -119,4 +119,23 @@ struct DownloaderQueueTests {
             }
         }
     }
+
+    @Test func cancelledCallersLeaveNothingQueued() async {
+        // Each caller creates a download and is cancelled at a slightly different moment, some
+        // between the registry creating the download and the queue receiving its work: either
+        // the queue sees the cancellation or the cancellation withdraws the work.
+        let downloader = LoaderKind.asyncHTTPClient.downloader()
+        downloader.suspend()
+        var cancelled = 0
+        for n in 0..<20_000 {
+            let caller = Task { try await downloader.download(URL(string: "http://127.0.0.1:9/z\(n).jpg")!) }
+            for _ in 0..<(n % 64) { _ = ContinuousClock.now }
+            caller.cancel()
+            if await downloadError({ _ = try await caller.value }) == .cancelled { cancelled += 1 }
+        }
+        #expect(cancelled == 20_000)
+        #expect(downloader.queuedDownloads == 0)
+        #expect(downloader.activeDownloads == 0)
+        downloader.resume()
+    }
 }

@@ -5,8 +5,8 @@ import Synchronization
 /// Attempts arm a deadline when they start and disarm it when they end; both are a lock and a
 /// dictionary operation on the calling thread. (An event-loop timer per attempt cost two
 /// cross-thread wake-ups per download, visible in the batch benchmark's profile.) The driver
-/// task runs only while deadlines are armed: it wakes at the earliest, fires what is due and
-/// sleeps again; a deadline earlier than its wake-up replaces it with a new driver.
+/// task wakes at the earliest deadline it saw, fires what is due and sleeps until the next; it
+/// ends on a pass that finds nothing armed. A deadline earlier than its wake-up replaces it.
 final class DeadlineMonitor: Sendable {
     private struct Entry {
         let deadline: ContinuousClock.Instant
@@ -34,7 +34,7 @@ final class DeadlineMonitor: Sendable {
             state.generation += 1
             state.wake = deadline
             let generation = state.generation
-            state.driver = Task { await self.drive(generation) }
+            state.driver = Task.detached { await self.drive(generation) }
             return (state.nextID, replaced)
         }
         replaced?.cancel()

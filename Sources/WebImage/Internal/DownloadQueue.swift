@@ -122,9 +122,13 @@ final class DownloadQueue: Sendable {
     }
 
     /// Queues work that has no task yet: `start` is called once it is admitted, holding a slot
-    /// (it must ``release()`` it). Called at once, on this thread, if a slot is free.
-    func enqueue(ticket: UInt64, priority: RequestPriority, start: @escaping @Sendable () -> Void) {
+    /// (it must ``release()`` it), on the thread that admits it: this one if a slot is free, else
+    /// the one that frees a slot, resumes the queue or raises the limit. Nothing is queued if
+    /// `handle` is already cancelled (checked under the lock: a cancellation either comes first
+    /// or finds the work to ``withdraw(_:)``).
+    func enqueue(ticket: UInt64, priority: RequestPriority, unless handle: OperationHandle, start: @escaping @Sendable () -> Void) {
         resumeAll(state.withLock { state in
+            guard !handle.isCancelled else { return [] }
             state.sequence += 1
             let effective = state.pendingPriority.removeValue(forKey: ticket).map { max($0, priority) } ?? priority
             state.insert(Waiter(ticket: ticket, sequence: state.sequence, wake: .start(start)), at: effective)

@@ -18,7 +18,9 @@ final class OperationHandle: Sendable {
 
     /// Starts the download's task.
     func start(_ body: @escaping @Sendable () async -> Void) {
-        _ = install { Task { await body() } }
+        // Detached: it is started by whichever thread admits it (often another download's task),
+        // whose priority and task-locals are not this download's.
+        _ = install { Task.detached { await body() } }
     }
 
     /// The download is cancelled: its current task is, and so is any later one.
@@ -44,7 +46,7 @@ final class OperationHandle: Sendable {
     /// Runs `body` in a new task that ``cancel()`` reaches, and waits for it. Called from a task
     /// that ``interrupt(generation:)`` cancelled, which can await no other work.
     func continueInNewTask<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await install { Task { try await body() } }.value
+        try await install { Task.detached { try await body() } }.value
     }
 
     /// Makes the task under the lock, so that the task's first look at ``generation`` already

@@ -41,8 +41,8 @@ struct BodyAccumulator {
                     data.reserveCapacity(min(expectedTotal, limit))
                     data.append(chunk)
                 } else {
-                    // The whole body in one chunk (or a body of unknown length): kept as it is,
-                    // without a copy (the loader's chunk owns its bytes).
+                    // The whole body in one chunk (or a body of unknown length): kept as the loader
+                    // made it, without another copy.
                     data = chunk
                 }
                 if context.registry.isObserved(key) {

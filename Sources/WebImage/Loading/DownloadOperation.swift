@@ -27,6 +27,11 @@ struct DownloadOperation: Sendable {
 
     /// Runs the operation; it already holds the queue slot it was admitted with.
     func run() async throws -> DownloadResult {
+        guard !Task.isCancelled else {
+            // Its last caller left between admission and the task's start.
+            context.queue.release()
+            throw ImageDownloadError.cancelled
+        }
         guard let resolver = configuration.resolvers.first(where: { $0.claims(request.url) }) else {
             return try await attempts(at: request.url, priority: request.priority, holdingSlot: true, after: 0)
         }
@@ -51,7 +56,8 @@ struct DownloadOperation: Sendable {
         var holdingSlot = holdingSlot
         while true {
             if !holdingSlot {
-                // A caller that joined with a higher priority has already told the queue (by ticket).
+                // The creator's priority for the stage; a queued waiter follows its callers'
+                // changes by ticket (a retry does not yet remember a joiner's higher priority).
                 try await acquire(priority)
             }
             holdingSlot = false
@@ -107,7 +113,7 @@ struct DownloadOperation: Sendable {
         defer { context.deadlines.disarm(deadline) }
         do {
             let result = try await attempt(url, timeout: timeout, credentials: nil)
-            _ = outcome.settle()  // the deadline no longer interrupts the task
+            _ = outcome.settle()  // unless it expired first, the deadline no longer interrupts the task
             return .success(result)
         } catch {
             if !outcome.settle() {

@@ -11,7 +11,9 @@ import Synchronization
 ///
 /// A mutex rather than an actor: joining, leaving and finishing are a few dictionary operations,
 /// and an actor would add two hops (subscribe, finish) to every download. Continuations and
-/// progress handlers are always called after the lock is released.
+/// progress handlers are always called after the lock is released; priority changes reach the
+/// queue under it (lock order: registry, then queue), so they arrive in the order they were made.
+/// A progress handler may still run just after its caller was cancelled.
 final class DownloadRegistry: Sendable {
     struct Subscriber {
         let continuation: CheckedContinuation<DownloadResult, any Error>
@@ -68,7 +70,8 @@ final class DownloadRegistry: Sendable {
                     if let shared = state.downloads[key] {
                         let before = shared.priority
                         shared.add(id, subscriber)
-                        return shared.priority != before ? .raised(shared.ticket, shared.priority) : .joined
+                        if shared.priority != before { queue.reprioritize(shared.ticket, to: shared.priority) }
+                        return .joined
                     }
                     state.nextTicket += 1
                     let shared = SharedDownload(ticket: state.nextTicket)
@@ -78,12 +81,11 @@ final class DownloadRegistry: Sendable {
                 }
                 switch outcome {
                 case .cancelled: continuation.resume(throwing: ImageDownloadError.cancelled)
-                case .raised(let ticket, let priority): queue.reprioritize(ticket, to: priority)
                 case .joined: break
                 case .created(let ticket, let handle):
                     // Queued outside the lock: with a free slot the work starts on this thread.
                     let work = make(ticket, handle)
-                    queue.enqueue(ticket: ticket, priority: work.priority) { [queue] in
+                    queue.enqueue(ticket: ticket, priority: work.priority, unless: handle) { [queue] in
                         // Its callers left while it waited for the slot (or just before queuing).
                         guard !handle.isCancelled else { return queue.release() }
                         handle.start {
@@ -101,18 +103,16 @@ final class DownloadRegistry: Sendable {
 
     private enum JoinOutcome {
         case cancelled, joined
-        case raised(UInt64, RequestPriority)
         case created(UInt64, OperationHandle)
     }
 
     /// Changes one caller's priority; the shared download follows its highest caller.
     func setPriority(_ priority: RequestPriority, key: String, id: UInt64) {
-        let change = state.withLock { state -> (UInt64, RequestPriority)? in
-            guard let shared = state.downloads[key], shared.subscribers[id] != nil else { return nil }
+        state.withLock { state in
+            guard let shared = state.downloads[key], shared.subscribers[id] != nil else { return }
             shared.setPriority(priority, of: id)
-            return (shared.ticket, shared.priority)
+            queue.reprioritize(shared.ticket, to: shared.priority)
         }
-        if let (ticket, priority) = change { queue.reprioritize(ticket, to: priority) }
     }
 
     /// Reports progress of the shared download of `key` to each of its callers, honouring
@@ -145,19 +145,19 @@ final class DownloadRegistry: Sendable {
     }
 
     func unsubscribe(key: String, id: UInt64) {
-        let left = state.withLock { state -> (Subscriber, SharedDownload, remaining: RequestPriority?)? in
+        let left = state.withLock { state -> (Subscriber, SharedDownload, last: Bool)? in
             guard let shared = state.downloads[key], let subscriber = shared.remove(id) else { return nil }
             if shared.subscribers.isEmpty {
                 state.downloads[key] = nil
-                return (subscriber, shared, nil)
+                return (subscriber, shared, true)
             }
-            return (subscriber, shared, shared.priority)
+            queue.reprioritize(shared.ticket, to: shared.priority)
+            return (subscriber, shared, false)
         }
-        guard let (subscriber, shared, remaining) = left else { return }
+        guard let (subscriber, shared, last) = left else { return }
         subscriber.continuation.resume(throwing: ImageDownloadError.cancelled)
-        if let remaining {
-            queue.reprioritize(shared.ticket, to: remaining)
-        } else {
+        if last {
+            // Cancelled before withdrawn: work queued concurrently sees the flag or is withdrawn.
             shared.handle.cancel()
             queue.withdraw(shared.ticket)
         }
@@ -167,10 +167,11 @@ final class DownloadRegistry: Sendable {
         let done = state.withLock { state -> SharedDownload? in
             guard let shared = state.downloads[key], shared.ticket == ticket else { return nil }
             state.downloads[key] = nil
+            // Under the lock: no priority change for this ticket can reach the queue after this.
+            queue.forget(ticket)
             return shared
         }
         guard let shared = done else { return }
-        queue.forget(ticket)
         // Out of the table, so no other thread touches `shared` any more.
         let subscribers = shared.subscribers.values
         if case .success(let value) = result {

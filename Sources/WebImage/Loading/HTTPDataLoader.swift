@@ -85,8 +85,11 @@ private struct MappedBody: AsyncSequence, Sendable {
         mutating func next() async throws -> Data? {
             do {
                 guard let buffer = try await base.next() else { return nil }
-                // No copy: the Data keeps the ByteBuffer's storage alive.
-                return Data(buffer: buffer, byteTransferStrategy: .noCopy)
+                // No copy when the chunk fills most of NIO's read buffer: the Data then keeps that
+                // storage alive, and a body kept as one chunk would otherwise hold the headers and
+                // spare capacity too (4–6 KB per small body, measured in review). Else a copy.
+                let mostly = buffer.readableBytes >= buffer.storageCapacity - buffer.storageCapacity / 4
+                return Data(buffer: buffer, byteTransferStrategy: mostly ? .noCopy : .copy)
             } catch {
                 throw ImageDownloadError(transportError: error)
             }
