@@ -138,4 +138,27 @@ struct DownloaderQueueTests {
         #expect(downloader.activeDownloads == 0)
         downloader.resume()
     }
+
+    @Test func aRetryKeepsAJoinersHigherPriority() async throws {
+        try await withOrigin { origin in
+            let downloader = LoaderKind.asyncHTTPClient.downloader {
+                $0.maxConcurrentDownloads = 1
+                $0.retryPolicy = RetryPolicy(maxRetries: 1, baseDelay: .milliseconds(50))
+            }
+            let flaky = origin.url("/flaky/thumb-1.jpg?fails=1&failStatus=503")
+            let blocker = Task { try await downloader.download(origin.imageURL("landscape.jpg", query: "delay=800")) }
+            #expect(await eventually { downloader.activeDownloads == 1 })
+            let creator = Task { try await downloader.download(flaky, priority: .low) }
+            #expect(await eventually { downloader.queuedDownloads == 1 })
+            let second = Task { try await downloader.download(origin.imageURL("thumb-2.jpg", query: "delay=400")) }
+            #expect(await eventually { downloader.queuedDownloads == 2 })
+            let third = Task { try await downloader.download(origin.imageURL("thumb-3.jpg")) }
+            #expect(await eventually { downloader.queuedDownloads == 3 })
+            let joiner = Task { try await downloader.download(flaky, priority: .veryHigh) }
+            for task in [blocker, creator, second, third, joiner] { _ = try await task.value }
+            let order = origin.requests.map { String($0.path.split(separator: "/").last ?? "") }.filter { $0 != "landscape.jpg" }
+            // The 503's retry waits at the joiner's priority, ahead of the normal thumb-3.
+            #expect(order == ["thumb-1.jpg", "thumb-2.jpg", "thumb-1.jpg", "thumb-3.jpg"])
+        }
+    }
 }

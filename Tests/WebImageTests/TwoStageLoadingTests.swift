@@ -65,12 +65,7 @@ struct TwoStageLoadingTests {
 
     @Test func lookupsRunAtLowPriorityAndImagesOutrankThem() async throws {
         try await withOrigin { origin in
-            let downloader = LoaderKind.asyncHTTPClient.downloader {
-                $0.maxConcurrentDownloads = 1
-                $0.resolvers = [Self.lookupResolver]
-            }
-            let blocker = Task { try await downloader.download(origin.imageURL("landscape.jpg", query: "delay=1000")) }
-            #expect(await eventually { downloader.activeDownloads == 1 })
+            let (downloader, blocker) = await Self.oneSlotDownloaderBusy(origin)
             var tasks: [Task<DownloadResult, any Error>] = []
             for (index, path) in ["/lookup/thumb-1.jpg", "/lookup/thumb-2.jpg", "/images/small.jpg"].enumerated() {
                 tasks.append(Task { try await downloader.download(origin.url(path)) })
@@ -82,6 +77,23 @@ struct TwoStageLoadingTests {
             // The plain image first (look-ups never starve images); then each look-up is followed
             // by its own image, which outranks the other waiting look-up.
             #expect(Array(order) == ["/images/small.jpg", "/lookup/thumb-1.jpg", "/images/thumb-1.jpg", "/lookup/thumb-2.jpg", "/images/thumb-2.jpg"])
+        }
+    }
+
+    @Test func priorityChangesDoNotLiftAQueuedLookup() async throws {
+        try await withOrigin { origin in
+            let (downloader, blocker) = await Self.oneSlotDownloaderBusy(origin)
+            let lookup = downloader.downloadToken(ImageDownloadRequest(url: origin.url("/lookup/thumb-1.jpg")))
+            #expect(await eventually { downloader.queuedDownloads == 1 })
+            // A caller's priority event (here a no-op) must not move the look-up off low priority.
+            await lookup.setPriority(.normal)
+            let image = Task { try await downloader.download(origin.url("/images/small.jpg")) }
+            #expect(await eventually { downloader.queuedDownloads == 2 })
+            _ = try await blocker.value
+            _ = try await lookup.result
+            _ = try await image.value
+            let order = origin.requests.map(\.path).dropFirst()
+            #expect(Array(order) == ["/images/small.jpg", "/lookup/thumb-1.jpg", "/images/thumb-1.jpg"])
         }
     }
 
@@ -98,5 +110,17 @@ struct TwoStageLoadingTests {
             try await Task.sleep(for: .milliseconds(100))
             #expect(origin.requestCount(path: "/images/photo.jpg") == 0)
         }
+    }
+
+    /// A downloader with one slot and the look-up resolver, its slot taken for a second by a
+    /// slow image, so that what is queued next waits.
+    static func oneSlotDownloaderBusy(_ origin: ImageOrigin) async -> (ImageDownloader, Task<DownloadResult, any Error>) {
+        let downloader = LoaderKind.asyncHTTPClient.downloader {
+            $0.maxConcurrentDownloads = 1
+            $0.resolvers = [Self.lookupResolver]
+        }
+        let blocker = Task { try await downloader.download(origin.imageURL("landscape.jpg", query: "delay=1000")) }
+        #expect(await eventually { downloader.activeDownloads == 1 })
+        return (downloader, blocker)
     }
 }

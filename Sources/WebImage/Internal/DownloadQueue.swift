@@ -1,6 +1,15 @@
 import DequeModule
 import Synchronization
 
+/// How the priority a download waits at relates to its callers'.
+enum QueueStage: Sendable, Equatable {
+    /// The callers' highest priority, but not below `floor` (an image stage after a look-up
+    /// waits at least at high priority).
+    case followsCallers(floor: RequestPriority)
+    /// A fixed priority whatever the callers' (look-ups wait at low priority, seed 002).
+    case fixed(RequestPriority)
+}
+
 /// Admits at most `maxConcurrent` holders at once; the others wait by priority, then in FIFO or
 /// LIFO order within a priority. A waiter's priority can change while it waits (a shared
 /// download takes its highest caller's priority); cancelling a waiting task removes it.
@@ -13,6 +22,7 @@ final class DownloadQueue: Sendable {
     private struct Waiter {
         let ticket: UInt64
         let sequence: UInt64
+        let stage: QueueStage
         let wake: Wake
     }
 
@@ -33,8 +43,16 @@ final class DownloadQueue: Sendable {
         var waitingCount = 0
         var sequence: UInt64 = 0
         var cancelledBeforeWaiting: Set<UInt64> = []
-        /// Priorities set for tickets that were not waiting yet: applied when they arrive.
-        var pendingPriority: [UInt64: RequestPriority] = [:]
+        /// The priority of each ticket's callers (its highest), kept until the ticket is
+        /// forgotten: every wait of the download, retries included, follows it.
+        var callerPriority: [UInt64: RequestPriority] = [:]
+
+        func priority(of ticket: UInt64, in stage: QueueStage) -> RequestPriority {
+            switch stage {
+            case .fixed(let priority): priority
+            case .followsCallers(let floor): max(callerPriority[ticket] ?? floor, floor)
+            }
+        }
 
         mutating func insert(_ waiter: Waiter, at priority: RequestPriority) {
             var level = levels[priority.rawValue]
@@ -83,13 +101,12 @@ final class DownloadQueue: Sendable {
 
     /// Waits for a slot. `ticket` names the waiter for ``reprioritize(_:to:)``.
     /// - Throws: `CancellationError` if the task is cancelled while waiting.
-    func acquire(ticket: UInt64, priority: RequestPriority) async throws {
+    func acquire(ticket: UInt64, stage: QueueStage) async throws {
         try Task.checkCancellation()
         // A free slot and nobody waiting: taken at once, without suspending.
         let position = state.withLock { state -> UInt64? in
             if !state.isSuspended, state.waitingCount == 0, state.running < state.maxConcurrent {
                 state.running += 1
-                state.pendingPriority[ticket] = nil
                 return nil
             }
             state.sequence += 1
@@ -100,8 +117,8 @@ final class DownloadQueue: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let (cancelled, admitted) = state.withLock { state -> (Bool, [Waiter]) in
                     if state.cancelledBeforeWaiting.remove(position) != nil { return (true, []) }
-                    let effective = state.pendingPriority.removeValue(forKey: ticket).map { max($0, priority) } ?? priority
-                    state.insert(Waiter(ticket: ticket, sequence: position, wake: .resume(continuation)), at: effective)
+                    let waiter = Waiter(ticket: ticket, sequence: position, stage: stage, wake: .resume(continuation))
+                    state.insert(waiter, at: state.priority(of: ticket, in: stage))
                     return (false, admit(&state))
                 }
                 if cancelled { continuation.resume(throwing: CancellationError()) }
@@ -126,26 +143,26 @@ final class DownloadQueue: Sendable {
     /// the one that frees a slot, resumes the queue or raises the limit. Nothing is queued if
     /// `handle` is already cancelled (checked under the lock: a cancellation either comes first
     /// or finds the work to ``withdraw(_:)``).
-    func enqueue(ticket: UInt64, priority: RequestPriority, unless handle: OperationHandle, start: @escaping @Sendable () -> Void) {
+    func enqueue(ticket: UInt64, stage: QueueStage, unless handle: OperationHandle, start: @escaping @Sendable () -> Void) {
         resumeAll(state.withLock { state in
             guard !handle.isCancelled else { return [] }
             state.sequence += 1
-            let effective = state.pendingPriority.removeValue(forKey: ticket).map { max($0, priority) } ?? priority
-            state.insert(Waiter(ticket: ticket, sequence: state.sequence, wake: .start(start)), at: effective)
+            let waiter = Waiter(ticket: ticket, sequence: state.sequence, stage: stage, wake: .start(start))
+            state.insert(waiter, at: state.priority(of: ticket, in: stage))
             return admit(&state)
         })
     }
 
-    /// Forgets a ticket's pending priority (its download is over).
+    /// Forgets a ticket's callers' priority (its download is over).
     func forget(_ ticket: UInt64) {
-        state.withLock { _ = $0.pendingPriority.removeValue(forKey: ticket) }
+        state.withLock { _ = $0.callerPriority.removeValue(forKey: ticket) }
     }
 
-    /// Forgets a cancelled ticket: its pending priority, and its queued work if that has not
+    /// Forgets a cancelled ticket: its callers' priority, and its queued work if that has not
     /// started (a search of the waiters, so only for cancellations).
     func withdraw(_ ticket: UInt64) {
         state.withLock { state in
-            _ = state.pendingPriority.removeValue(forKey: ticket)
+            _ = state.callerPriority.removeValue(forKey: ticket)
             _ = state.remove { waiter in
                 if case .start = waiter.wake { return waiter.ticket == ticket }
                 return false
@@ -158,13 +175,13 @@ final class DownloadQueue: Sendable {
         resumeAll(state.withLock { $0.running -= 1; return admit(&$0) })
     }
 
-    /// Changes the priority of a waiting ticket (no effect once it runs).
+    /// Records the priority of a ticket's callers; a waiting ticket that follows its callers
+    /// moves (a look-up's fixed priority stays). Every later wait of the ticket follows it too.
     func reprioritize(_ ticket: UInt64, to priority: RequestPriority) {
         state.withLock { state in
+            state.callerPriority[ticket] = priority
             if let (waiter, _) = state.remove(where: { $0.ticket == ticket }) {
-                state.insert(waiter, at: priority)
-            } else {
-                state.pendingPriority[ticket] = priority
+                state.insert(waiter, at: state.priority(of: ticket, in: waiter.stage))
             }
         }
     }

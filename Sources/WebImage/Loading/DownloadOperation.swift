@@ -15,15 +15,16 @@ struct DownloadOperation: Sendable {
 
     private var configuration: ImageDownloaderConfiguration { context.configuration }
 
-    /// The priority the operation waits at for its first slot: a look-up waits at low priority
-    /// (seed 002: look-ups never starve image downloads); an image at its caller's.
-    var firstSlotPriority: RequestPriority {
-        guard configuration.resolvers.contains(where: { $0.claims(request.url) }) else { return request.priority }
-        return context.lookups.imageURL(for: request.url) == nil ? .low : imageStagePriority
+    /// How the operation waits for its first slot: a look-up at low priority whatever its
+    /// callers' (seed 002: look-ups never starve image downloads); an image at its callers'.
+    var firstSlotStage: QueueStage {
+        guard configuration.resolvers.contains(where: { $0.claims(request.url) }) else { return Self.imageStage }
+        return context.lookups.imageURL(for: request.url) == nil ? .fixed(.low) : Self.imageStageAfterLookup
     }
 
+    private static let imageStage = QueueStage.followsCallers(floor: .veryLow)
     /// The image stage of a two-stage request outranks the look-ups.
-    private var imageStagePriority: RequestPriority { max(request.priority, .high) }
+    private static let imageStageAfterLookup = QueueStage.followsCallers(floor: .high)
 
     /// Runs the operation; it already holds the queue slot it was admitted with.
     func run() async throws -> DownloadResult {
@@ -33,11 +34,11 @@ struct DownloadOperation: Sendable {
             throw ImageDownloadError.cancelled
         }
         guard let resolver = configuration.resolvers.first(where: { $0.claims(request.url) }) else {
-            return try await attempts(at: request.url, priority: request.priority, holdingSlot: true, after: 0)
+            return try await attempts(at: request.url, stage: Self.imageStage, holdingSlot: true, after: 0)
         }
         let lookup = LookupStage(context: context)
         if let cached = lookup.cachedImageURL(for: request.url) {
-            return try await attempts(at: cached, priority: imageStagePriority, holdingSlot: true, after: 0)
+            return try await attempts(at: cached, stage: Self.imageStageAfterLookup, holdingSlot: true, after: 0)
         }
         // The image stage keeps the look-up's slot.
         let url: URL
@@ -47,18 +48,18 @@ struct DownloadOperation: Sendable {
             context.queue.release()
             throw error
         }
-        return try await attempts(at: url, priority: imageStagePriority, holdingSlot: true, after: 0)
+        return try await attempts(at: url, stage: Self.imageStageAfterLookup, holdingSlot: true, after: 0)
     }
 
     /// Attempts with retries, each waiting for a queue slot (unless the first already holds one).
-    private func attempts(at url: URL, priority: RequestPriority, holdingSlot: Bool, after previous: Int) async throws -> DownloadResult {
+    private func attempts(at url: URL, stage: QueueStage, holdingSlot: Bool, after previous: Int) async throws -> DownloadResult {
         var attempt = previous
         var holdingSlot = holdingSlot
         while true {
             if !holdingSlot {
-                // The creator's priority for the stage; a queued waiter follows its callers'
-                // changes by ticket (a retry does not yet remember a joiner's higher priority).
-                try await acquire(priority)
+                // At the callers' priority as the queue knows it by ticket: a retry keeps a
+                // joiner's higher priority.
+                try await acquire(stage)
             }
             holdingSlot = false
             let outcome = await attemptWithTimeout(url)
@@ -79,7 +80,7 @@ struct DownloadOperation: Sendable {
                 let next = attempt
                 return try await handle.continueInNewTask {
                     try await Self.sleep(delay)
-                    return try await self.attempts(at: url, priority: priority, holdingSlot: false, after: next)
+                    return try await self.attempts(at: url, stage: stage, holdingSlot: false, after: next)
                 }
             }
             try await Self.sleep(delay)
@@ -90,9 +91,9 @@ struct DownloadOperation: Sendable {
         do { try await Task.sleep(for: delay) } catch { throw .cancelled }
     }
 
-    private func acquire(_ priority: RequestPriority) async throws(ImageDownloadError) {
+    private func acquire(_ stage: QueueStage) async throws(ImageDownloadError) {
         do {
-            try await context.queue.acquire(ticket: ticket, priority: priority)
+            try await context.queue.acquire(ticket: ticket, stage: stage)
         } catch {
             throw .cancelled
         }

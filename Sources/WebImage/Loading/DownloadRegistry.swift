@@ -46,7 +46,7 @@ final class DownloadRegistry: Sendable {
     /// What a new shared download queues: the priority it waits at for its first slot, and the
     /// work its task runs once admitted (holding that slot).
     struct Work: Sendable {
-        var priority: RequestPriority
+        var stage: QueueStage
         var run: @Sendable () async throws -> DownloadResult
     }
 
@@ -77,6 +77,7 @@ final class DownloadRegistry: Sendable {
                     let shared = SharedDownload(ticket: state.nextTicket)
                     shared.add(id, subscriber)
                     state.downloads[key] = shared
+                    queue.reprioritize(shared.ticket, to: shared.priority)  // records the callers' priority
                     return .created(shared.ticket, shared.handle)
                 }
                 switch outcome {
@@ -85,7 +86,7 @@ final class DownloadRegistry: Sendable {
                 case .created(let ticket, let handle):
                     // Queued outside the lock: with a free slot the work starts on this thread.
                     let work = make(ticket, handle)
-                    queue.enqueue(ticket: ticket, priority: work.priority, unless: handle) { [queue] in
+                    queue.enqueue(ticket: ticket, stage: work.stage, unless: handle) { [queue] in
                         // Its callers left while it waited for the slot (or just before queuing).
                         guard !handle.isCancelled else { return queue.release() }
                         handle.start {

@@ -137,7 +137,7 @@ public final class ImageDownloader: Sendable {
             return try await registry.subscribe(key: request.identity, id: id, request: request, progress: progress) { ticket, handle in
                 // Made only by the caller that starts the shared download, not by every joiner.
                 let operation = DownloadOperation(request: request, ticket: ticket, context: self.makeContext(), handle: handle)
-                return DownloadRegistry.Work(priority: operation.firstSlotPriority) { try await Self.run(operation) }
+                return DownloadRegistry.Work(stage: operation.firstSlotStage) { try await Self.run(operation) }
             }
         } catch {
             throw ImageDownloadError(transportError: error)
