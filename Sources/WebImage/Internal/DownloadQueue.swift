@@ -175,6 +175,11 @@ final class DownloadQueue: Sendable {
         resumeAll(state.withLock { $0.running -= 1; return admit(&$0) })
     }
 
+    /// Records the priority of a new ticket's callers (it is not waiting yet: no search).
+    func register(_ ticket: UInt64, callersPriority priority: RequestPriority) {
+        state.withLock { $0.callerPriority[ticket] = priority }
+    }
+
     /// Records the priority of a ticket's callers; a waiting ticket that follows its callers
     /// moves (a look-up's fixed priority stays). Every later wait of the ticket follows it too.
     func reprioritize(_ ticket: UInt64, to priority: RequestPriority) {

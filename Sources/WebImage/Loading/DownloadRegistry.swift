@@ -77,7 +77,7 @@ final class DownloadRegistry: Sendable {
                     let shared = SharedDownload(ticket: state.nextTicket)
                     shared.add(id, subscriber)
                     state.downloads[key] = shared
-                    queue.reprioritize(shared.ticket, to: shared.priority)  // records the callers' priority
+                    queue.register(shared.ticket, callersPriority: shared.priority)
                     return .created(shared.ticket, shared.handle)
                 }
                 switch outcome {
