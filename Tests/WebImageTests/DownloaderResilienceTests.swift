@@ -17,6 +17,15 @@ struct DownloaderResilienceTests {
     }
 
     @Test(arguments: LoaderKind.allCases)
+    func hugeTimeoutMeansNoneAndDoesNotTrap(loader: LoaderKind) async throws {
+        try await withOrigin { origin in
+            let downloader = loader.downloader { $0.timeout = .seconds(Int64.max / 2) }
+            let result = try await downloader.download(origin.imageURL("small.jpg"))
+            #expect(result.data == SampleFiles.standard["small.jpg"])
+        }
+    }
+
+    @Test(arguments: LoaderKind.allCases)
     func timedOutAttemptIsRetriedAndResumes(loader: LoaderKind) async throws {
         try await withOrigin { origin in
             // The first answer sends 20,000 bytes and then hangs: the attempt times out, and the

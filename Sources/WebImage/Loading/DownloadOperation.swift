@@ -105,7 +105,7 @@ struct DownloadOperation: Sendable {
     /// interrupts the task through the handle; the failure then says so, and a retry continues
     /// in a new task.
     private func attemptWithTimeout(_ url: URL) async -> Result<DownloadResult, AttemptFailure> {
-        let timeout = request.timeout ?? configuration.timeout
+        let timeout = min(request.timeout ?? configuration.timeout, .longestTimeout)
         let outcome = AttemptDeadline()
         let generation = handle.generation
         let deadline = context.deadlines.arm(at: .now + timeout) { [handle] in
