@@ -72,7 +72,7 @@ public actor DiskCache: DataCaching {
         return safe ? "\(digest).\(ext)" : digest
     }
 
-    public func data(for key: String) -> Data? {
+    public func entry(for key: String) -> DataCacheEntry? {
         let name = Self.fileName(for: key)
         loadIndexIfNeeded()
         guard let entry = index?[name] else { return nil }
@@ -88,10 +88,12 @@ public actor DiskCache: DataCaching {
         let now = Date()
         index?[name]?.lastUsed = now
         try? FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: url.path)
-        return data
+        return DataCacheEntry(data: data, metadata: CacheMetadata(byteCount: data.count, storedAt: entry.lastUsed, lastAccess: now))
     }
 
-    public func store(_ data: Data, for key: String) throws {
+    public func updateMetadata(_ metadata: CacheMetadata, for key: String) {}
+
+    public func store(_ data: Data, metadata: CacheMetadata, for key: String) throws {
         guard !data.isEmpty else { return }
         let name = Self.fileName(for: key)
         loadIndexIfNeeded()

@@ -12,19 +12,3 @@ public protocol ImageCaching: Sendable {
     subscript(key: String) -> Image? { get nonmutating set }
     func removeAll()
 }
-
-/// A store of encoded bytes that survives the process (the disk cache).
-///
-/// ```swift
-/// let disk = try DiskCache(directory: cacheDir)
-/// try await disk.store(data, for: key)
-/// let bytes = try await disk.data(for: key)
-/// ```
-public protocol DataCaching: Sendable {
-    func data(for key: String) async -> Data?
-    func store(_ data: Data, for key: String) async throws
-    func remove(key: String) async
-    func removeAll() async throws
-}
-
-public import Foundation

@@ -1,0 +1,124 @@
+public import Foundation
+
+/// How HTTP caching headers decide what the disk cache keeps and for how long.
+///
+/// - `Cache-Control: no-store` is never written to disk (the image still reaches the caller and
+///   the memory cache of the running process).
+/// - `no-cache`, and entries past `max-age` / `Expires`, are revalidated with a conditional
+///   request before use; a `304` refreshes the metadata and serves the cached bytes.
+/// - A response with no freshness information is fresh for ``defaultMaxAge`` (7 days, as
+///   SDWebImage keeps everything), or — with ``heuristicFreshness`` — for 10 % of the time since
+///   its `Last-Modified`, as RFC 9111 § 4.2.2 allows.
+///
+/// ```swift
+/// var policy = HTTPCachePolicy()
+/// policy.defaultMaxAge = .seconds(3600)
+/// let metadata = policy.metadata(for: response, byteCount: data.count, now: .now)  // nil: no-store
+/// ```
+public struct HTTPCachePolicy: Sendable, Hashable {
+    /// Freshness of a response that states none. Default 7 days.
+    public var defaultMaxAge: Duration
+    /// Derive freshness from `Last-Modified` when no explicit lifetime is given.
+    public var heuristicFreshness: Bool
+    /// Serve a stale entry when revalidation fails with a network error or a 5xx (logged).
+    public var staleIfError: Bool
+    /// How long a `404` / `410` is remembered, so repeated requests fail without reaching the
+    /// origin. Zero turns negative caching off.
+    public var negativeTTL: Duration
+
+    public init(
+        defaultMaxAge: Duration = .seconds(7 * 24 * 3600), heuristicFreshness: Bool = false, staleIfError: Bool = true,
+        negativeTTL: Duration = .seconds(60)
+    ) {
+        self.defaultMaxAge = defaultMaxAge
+        self.heuristicFreshness = heuristicFreshness
+        self.staleIfError = staleIfError
+        self.negativeTTL = negativeTTL
+    }
+
+    /// The metadata to store for `response`, or `nil` when it must not be stored (`no-store`).
+    public func metadata(for response: DataResponse, byteCount: Int, now: Date) -> CacheMetadata? {
+        let control = CacheControl(response.value(forHeader: "Cache-Control"))
+        guard !control.noStore else { return nil }
+        return CacheMetadata(
+            url: response.url.absoluteString, contentType: response.value(forHeader: "Content-Type"), byteCount: byteCount,
+            etag: response.value(forHeader: "ETag"), lastModified: response.value(forHeader: "Last-Modified"),
+            expiresAt: expiry(of: response, control: control, now: now),
+            requiresRevalidation: control.noCache, storedAt: now)
+    }
+
+    /// `cached` after a `304 Not Modified`: the new response's headers replace the old ones
+    /// where present (RFC 9111 § 4.3.4) and the freshness starts again.
+    public func refreshed(_ cached: CacheMetadata, with response: DataResponse, now: Date) -> CacheMetadata {
+        var merged = cached
+        let control = CacheControl(response.value(forHeader: "Cache-Control"))
+        if let etag = response.value(forHeader: "ETag") { merged.etag = etag }
+        if let modified = response.value(forHeader: "Last-Modified") { merged.lastModified = modified }
+        if response.value(forHeader: "Cache-Control") != nil || response.value(forHeader: "Expires") != nil {
+            merged.requiresRevalidation = control.noCache
+            merged.expiresAt = expiry(of: response, control: control, now: now)
+        } else if !cached.requiresRevalidation {
+            // Same lifetime as before, counted from now.
+            merged.expiresAt = cached.expiresAt.map { now.addingTimeInterval($0.timeIntervalSince(cached.storedAt)) }
+        }
+        merged.storedAt = now
+        merged.lastAccess = now
+        return merged
+    }
+
+    private func expiry(of response: DataResponse, control: CacheControl, now: Date) -> Date? {
+        let age = response.value(forHeader: "Age").flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+        if let maxAge = control.maxAge { return now.addingTimeInterval(max(0, maxAge - age)) }
+        if let expires = response.value(forHeader: "Expires") {
+            guard let expiresDate = HTTPDate.parse(expires) else { return now }  // invalid Expires: already stale
+            let date = response.value(forHeader: "Date").flatMap(HTTPDate.parse) ?? now
+            return now.addingTimeInterval(max(0, expiresDate.timeIntervalSince(date) - age))
+        }
+        if heuristicFreshness, let modified = response.value(forHeader: "Last-Modified").flatMap(HTTPDate.parse) {
+            let date = response.value(forHeader: "Date").flatMap(HTTPDate.parse) ?? now
+            return now.addingTimeInterval(max(0, date.timeIntervalSince(modified) / 10 - age))
+        }
+        return now.addingTimeInterval(defaultMaxAge.seconds)
+    }
+}
+
+/// The directives of a `Cache-Control` header that matter to an image cache.
+struct CacheControl: Equatable {
+    var noStore = false
+    var noCache = false
+    var maxAge: Double?
+
+    init(_ header: String?) {
+        guard let header else { return }
+        for directive in header.split(separator: ",") {
+            let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            switch parts.first {
+            case "no-store": noStore = true
+            case "no-cache": noCache = true
+            case "max-age":  // s-maxage is for shared caches; this one is private to its owner
+                if parts.count == 2, let seconds = Double(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))) {
+                    maxAge = seconds
+                } else {
+                    maxAge = 0  // a malformed max-age is treated as stale (RFC 9111 § 4.2.1)
+                }
+            default: break
+            }
+        }
+    }
+}
+
+/// HTTP dates (RFC 9110 § 5.6.7): IMF-fixdate, and the obsolete RFC 850 and asctime forms.
+enum HTTPDate {
+    private static let formats = ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"]
+
+    static func parse(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        for format in formats {
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text.trimmingCharacters(in: .whitespaces)) { return date }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,74 @@
+/// Turns one decoded image into another: resize, crop, round, blur, …
+///
+/// A processor's ``identifier`` names it and its parameters; the pipeline puts the identifiers of
+/// a request's processors into the image key, so a processed variant is cached apart from the
+/// original and from every other variant, and a variant found in a cache is not processed again.
+/// Two processors with the same identifier must produce the same pixels.
+///
+/// ```swift
+/// struct Sepia: ImageProcessing {
+///     var identifier: String { "com.example.sepia" }
+///     func process(_ image: Image) throws(ImageProcessingError) -> Image { … }
+/// }
+/// let request = ImageRequest(url: url).processed(by: [.resize(width: 256, height: 256), Sepia()])
+/// ```
+public protocol ImageProcessing: Sendable {
+    /// A stable name for this processor and its parameters, used in cache keys.
+    var identifier: String { get }
+    /// Processes one still image (one frame of an animation; see ``Image/processed(by:animated:)``).
+    func process(_ image: Image) throws(ImageProcessingError) -> Image
+}
+
+/// Why a processor could not produce an image.
+public enum ImageProcessingError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A parameter makes no sense for this image (a crop outside it, a size of zero, …).
+    case invalidParameter(processor: String, reason: String)
+    /// A processor spec string (`resize:256x256:fill,round:12`) could not be parsed.
+    case invalidSpec(part: String, reason: String)
+    /// The result would exceed the pixel limit.
+    case tooLarge(width: Int, height: Int)
+
+    public var description: String {
+        switch self {
+        case let .invalidParameter(processor, reason): "\(processor): \(reason)"
+        case let .invalidSpec(part, reason): "bad processing spec '\(part)': \(reason)"
+        case let .tooLarge(width, height): "processed image would be \(width) × \(height) pixels, over the limit"
+        }
+    }
+}
+
+extension Image {
+    /// The image after `processors`, in order. An animation is processed frame by frame when
+    /// `animated` is true (the pipeline's `transformAnimatedImage` option); otherwise its first
+    /// frame is processed and the result is a still image.
+    ///
+    /// ```swift
+    /// let avatar = try image.processed(by: [.resize(width: 96, height: 96, mode: .fill), .circle()])
+    /// ```
+    public func processed(by processors: [any ImageProcessing], animated: Bool = false) throws(ImageProcessingError) -> Image {
+        guard !processors.isEmpty else { return self }
+        if animated, frames.count > 1 {
+            var processedFrames: [ImageFrame] = []
+            processedFrames.reserveCapacity(frames.count)
+            var first: Image?
+            for index in frames.indices {
+                var frame = frame(at: index)
+                for processor in processors { frame = try processor.process(frame) }
+                processedFrames.append(ImageFrame(pixels: frame.pixels, duration: frames[index].duration))
+                if first == nil { first = frame }
+            }
+            guard var result = first else { return self }
+            // Every frame must share the first frame's size; processors are deterministic in size.
+            guard processedFrames.allSatisfy({ $0.pixels.count == result.pixels.count }) else {
+                throw .invalidParameter(processor: processors.map(\.identifier).joined(separator: ","), reason: "frames changed size unevenly")
+            }
+            result.frames = processedFrames
+            result.frameCount = processedFrames.count
+            result.loopCount = loopCount
+            return result
+        }
+        var image = frames.count > 1 ? frame(at: 0) : self
+        for processor in processors { image = try processor.process(image) }
+        return image
+    }
+}
