@@ -55,5 +55,5 @@ public struct ImageDataResponse: Sendable {
     public var isRevalidated: Bool
     public var isStale: Bool
     /// What the header says (format, size, frames); read without decoding pixels.
-    public var header: ImageHeader?
+    public var header: ImageHeader
 }
