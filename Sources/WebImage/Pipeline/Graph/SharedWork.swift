@@ -24,19 +24,46 @@ final class SharedWork<Key: Hashable & Sendable, Value: Sendable, Event: Sendabl
         var onEvent: EventHandler?
     }
 
-    struct Job {
+    /// One running job. A class so that joining mutates it in place (a struct copied out of the
+    /// table would copy its subscriber table on every join). Only touched under `jobs`' lock.
+    final class Job {
         let id: UInt64
         var subscribers: [UInt64: Subscriber] = [:]
+        /// Subscribers per priority level, so the highest is found in O(1) however many join.
+        var levels = [Int](repeating: 0, count: RequestPriority.allCases.count)
         var priority: RequestPriority
         var task: Task<Void, Never>?
         var priorityObserver: (@Sendable (RequestPriority) -> Void)?
         var handlers: [EventHandler] { subscribers.values.compactMap(\.onEvent) }
 
-        mutating func recomputePriority() -> RequestPriority? {
-            let top = subscribers.values.map(\.priority).max() ?? priority
-            guard top != priority else { return nil }
+        init(id: UInt64, priority: RequestPriority) {
+            self.id = id
+            self.priority = priority
+        }
+
+        func add(_ id: UInt64, _ subscriber: Subscriber) {
+            subscribers[id] = subscriber
+            levels[subscriber.priority.rawValue] += 1
+        }
+
+        func remove(_ id: UInt64) -> Subscriber? {
+            guard let gone = subscribers.removeValue(forKey: id) else { return nil }
+            levels[gone.priority.rawValue] -= 1
+            return gone
+        }
+
+        func setPriority(_ priority: RequestPriority, of id: UInt64) {
+            guard let old = subscribers[id]?.priority else { return }
+            levels[old.rawValue] -= 1
+            levels[priority.rawValue] += 1
+            subscribers[id]?.priority = priority
+        }
+
+        /// Follows the highest subscriber; tells the observer (under the lock) when it moved.
+        func updatePriority() {
+            guard let top = levels.lastIndex(where: { $0 > 0 }).flatMap(RequestPriority.init(rawValue:)), top != priority else { return }
             priority = top
-            return top
+            priorityObserver?(top)
         }
     }
 
@@ -60,9 +87,8 @@ final class SharedWork<Key: Hashable & Sendable, Value: Sendable, Event: Sendabl
         @discardableResult
         func onPriorityChange(_ observer: @escaping @Sendable (RequestPriority) -> Void) -> RequestPriority {
             owner.jobs.withLock { jobs in
-                guard var job = jobs[key], job.id == jobID else { return .normal }
+                guard let job = jobs[key], job.id == jobID else { return .normal }
                 job.priorityObserver = observer
-                jobs[key] = job
                 return job.priority
             }
         }
@@ -89,15 +115,15 @@ final class SharedWork<Key: Hashable & Sendable, Value: Sendable, Event: Sendabl
                 let newJob: UInt64? = jobs.withLock { jobs in
                     // Checked under the lock: either this sees the cancellation or `leave` sees us.
                     guard !Task.isCancelled else { return 0 }
-                    if var job = jobs[key] {
-                        job.subscribers[id] = subscriber
-                        let changed = job.recomputePriority()
-                        jobs[key] = job
-                        if let changed { job.priorityObserver?(changed) }
+                    if let job = jobs[key] {
+                        job.add(id, subscriber)
+                        job.updatePriority()
                         return nil
                     }
                     let jobID = ids.add(1, ordering: .relaxed).newValue
-                    jobs[key] = Job(id: jobID, subscribers: [id: subscriber], priority: priority)
+                    let job = Job(id: jobID, priority: priority)
+                    job.add(id, subscriber)
+                    jobs[key] = job
                     return jobID
                 }
                 switch newJob {
@@ -112,9 +138,8 @@ final class SharedWork<Key: Hashable & Sendable, Value: Sendable, Event: Sendabl
                         self.finish(key, jobID, result)
                     }
                     let cancelled = jobs.withLock { jobs -> Bool in
-                        guard var job = jobs[key], job.id == jobID else { return false }
+                        guard let job = jobs[key], job.id == jobID else { return false }
                         job.task = task
-                        jobs[key] = job
                         return job.subscribers.isEmpty
                     }
                     if cancelled { task.cancel() }
@@ -128,11 +153,9 @@ final class SharedWork<Key: Hashable & Sendable, Value: Sendable, Event: Sendabl
     /// Changes one subscriber's priority; the job follows its highest subscriber.
     func setPriority(_ priority: RequestPriority, key: Key, subscriber id: UInt64) {
         jobs.withLock { jobs in
-            guard var job = jobs[key], job.subscribers[id] != nil else { return }
-            job.subscribers[id]?.priority = priority
-            let changed = job.recomputePriority()
-            jobs[key] = job
-            if let changed { job.priorityObserver?(changed) }
+            guard let job = jobs[key] else { return }
+            job.setPriority(priority, of: id)
+            job.updatePriority()
         }
     }
 
@@ -141,14 +164,12 @@ final class SharedWork<Key: Hashable & Sendable, Value: Sendable, Event: Sendabl
 
     private func leave(_ key: Key, subscriber id: UInt64) {
         let (continuation, task) = jobs.withLock { jobs -> (CheckedContinuation<Value, any Error>?, Task<Void, Never>?) in
-            guard var job = jobs[key], let gone = job.subscribers.removeValue(forKey: id) else { return (nil, nil) }
+            guard let job = jobs[key], let gone = job.remove(id) else { return (nil, nil) }
             if job.subscribers.isEmpty {
                 jobs[key] = nil
                 return (gone.continuation, job.task)
             }
-            let changed = job.recomputePriority()
-            jobs[key] = job
-            if let changed { job.priorityObserver?(changed) }
+            job.updatePriority()
             return (gone.continuation, nil)
         }
         continuation?.resume(throwing: CancellationError())
