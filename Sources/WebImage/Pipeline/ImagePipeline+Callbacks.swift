@@ -36,19 +36,11 @@ extension ImagePipeline {
     ) -> ImageTask {
         let task = imageTask(with: request)
         Task.detached {
-            var deliveredCached = false
             for await event in task.events {
                 switch event {
                 case .progress(let value): if let progress { await target.run { progress(value) } }
-                case .response(let response, isFinal: false):
-                    deliveredCached = true
-                    await target.run { completion(.success(response)) }
-                case .finished(let result):
-                    // With refreshCached an unchanged image is not delivered a second time.
-                    if deliveredCached, case .success(let response) = result, response.isRevalidated || response.source != .network {
-                        return
-                    }
-                    await target.run { completion(result) }
+                case .response(let response, _): await target.run { completion(.success(response)) }
+                case .finished(.failure(let error)): await target.run { completion(.failure(error)) }
                 default: break
                 }
             }

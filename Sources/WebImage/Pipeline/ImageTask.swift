@@ -88,8 +88,8 @@ public final class ImageTask: Sendable {
             }
         }
 
-        func finish(_ result: Result<ImageResponse, ImagePipelineError>) {
-            if case .success(let response) = result { events.yield(.response(response, isFinal: true)) }
+        func finish(_ result: Result<ImageResponse, ImagePipelineError>, delivered: Bool = false) {
+            if case .success(let response) = result, !delivered { events.yield(.response(response, isFinal: true)) }
             events.yield(.finished(result))
             events.finish()
             progress.finish()
@@ -100,8 +100,8 @@ public final class ImageTask: Sendable {
     private static func run(pipeline: ImagePipeline, request: ImageRequest, subscriber: UInt64, sinks: Sinks) async throws -> ImageResponse {
         sinks.events.yield(.started)
         do {
-            let response = try await pipeline.respond(to: request, subscriber: subscriber, sinks: sinks)
-            sinks.finish(.success(response))
+            let (response, delivered) = try await pipeline.respond(to: request, subscriber: subscriber, sinks: sinks)
+            sinks.finish(.success(response), delivered: delivered)
             return response
         } catch {
             sinks.finish(.failure(error))
@@ -112,11 +112,14 @@ public final class ImageTask: Sendable {
 
 extension ImagePipeline {
     /// What an ``ImageTask`` does: memory, then the graph; with ``ImageLoadingOptions/refreshCached``
-    /// the cached image first, then the revalidated one if it changed.
-    func respond(to request: ImageRequest, subscriber: UInt64, sinks: ImageTask.Sinks) async throws(ImagePipelineError) -> ImageResponse {
+    /// the cached image first, then the revalidated one if it changed. `delivered` is true when
+    /// the final response is the cached one already delivered.
+    func respond(
+        to request: ImageRequest, subscriber: UInt64, sinks: ImageTask.Sinks
+    ) async throws(ImagePipelineError) -> (response: ImageResponse, delivered: Bool) {
         if request.options.readsMemory, let image = configuration.memoryCache?[request.imageKey] {
             metrics.memoryHits.increment()
-            return ImageResponse(image: image, data: nil, source: .memory, request: request)
+            return (ImageResponse(image: image, data: nil, source: .memory, request: request), false)
         }
         var cached: ImageResponse?
         if request.options.contains(.refreshCached) {
@@ -124,8 +127,8 @@ extension ImagePipeline {
             if let cached { sinks.events.yield(.response(cached, isFinal: false)) }
         }
         let fresh = try await load(request, subscriber: subscriber, onEvent: { sinks.send($0) })
-        if let cached, fresh.isRevalidated || fresh.isStale { return cached }
-        return fresh
+        if let cached, fresh.isRevalidated || fresh.isStale { return (cached, true) }
+        return (fresh, false)
     }
 
     /// The image as the caches have it now (memory, else the disk's bytes decoded), for
