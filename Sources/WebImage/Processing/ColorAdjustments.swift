@@ -16,16 +16,17 @@ extension ImageProcessors {
 
         public func process(_ image: Image) throws(ImageProcessingError) -> Image {
             try checkInput(image)
-            // Premultiplied: out = p·(1 − a) + colour·a·α, α the pixel's alpha (0...1).
-            let keep = 1 - Float(color.alpha) / 255
-            let paint = SIMD3(Float(color.red), Float(color.green), Float(color.blue)) * (Float(color.alpha) / 255 / 255)
+            // Premultiplied: out = p·(1 − a) + colour·a·α, with a and α (the pixel's alpha) in
+            // 0...1; in integers, scaled by 255²: p·(255 − a)·255 + colour·a·α, rounded.
+            let keep = UInt32(255 - color.alpha) * 255, a = UInt32(color.alpha)
+            let paint = (UInt32(color.red) * a, UInt32(color.green) * a, UInt32(color.blue) * a)
             var pixels = image.packedPixels
             pixels.withUnsafeMutableBufferPointer { p in
                 for i in stride(from: 0, to: p.count, by: 4) {
-                    let alpha = Float(p[i + 3])
-                    let value = SIMD3(Float(p[i]), Float(p[i + 1]), Float(p[i + 2])) * keep + paint * alpha + 0.5
-                    let clamped = value.clamped(lowerBound: .zero, upperBound: SIMD3(repeating: alpha))
-                    p[i] = UInt8(clamped[0]); p[i + 1] = UInt8(clamped[1]); p[i + 2] = UInt8(clamped[2])
+                    let alpha = UInt32(p[i + 3])
+                    p[i] = UInt8(truncatingIfNeeded: (UInt32(p[i]) &* keep &+ paint.0 &* alpha &+ 32512) / 65025)
+                    p[i + 1] = UInt8(truncatingIfNeeded: (UInt32(p[i + 1]) &* keep &+ paint.1 &* alpha &+ 32512) / 65025)
+                    p[i + 2] = UInt8(truncatingIfNeeded: (UInt32(p[i + 2]) &* keep &+ paint.2 &* alpha &+ 32512) / 65025)
                 }
             }
             return image.replacing(pixels: pixels, width: image.pixelWidth, height: image.pixelHeight, isOpaque: image.isOpaque)

@@ -7,7 +7,7 @@
 /// part of the shape outside the same rectangle inset by the border width (its radius reduced
 /// as much), so its inner edge is anti-aliased too. A pixel becomes
 /// `outer × (border × ring + pixel × (1 − borderAlpha × ring))` with `ring = 1 − inner`.
-/// Only a frame as wide as the radius or the border along the edges is touched.
+/// Pixels well inside the border (or the edge) are skipped.
 struct ShapeMask {
     let width: Int, height: Int
     let radius: Double
@@ -15,19 +15,30 @@ struct ShapeMask {
 
     /// Applies the mask to packed `width × height` pixels in place.
     func apply(to pixels: inout [UInt8]) {
-        let frame = min(Int(max(radius, border?.width ?? 0).rounded(.up)) + 1, max(width, height))
         pixels.withUnsafeMutableBufferPointer { p in
             for y in 0..<height {
-                let edgeRow = y < frame || y >= height - frame
-                var x = 0
-                while x < width {
-                    // In rows away from the top and bottom, only the left and right frames change.
-                    if !edgeRow, x == frame, width - frame > frame { x = width - frame }
-                    shade(p, x: x, y: y)
-                    x += 1
-                }
+                let untouched = interior(row: y)
+                for x in 0..<width where !untouched.contains(x) { shade(p, x: x, y: y) }
             }
         }
+    }
+
+    /// The pixels of row `y` at least a pixel inside the border's inner edge (or the shape's
+    /// edge): full coverage, no border, left as they are. They are the row's part of the shape
+    /// inset by that margin, whose corner radius shrinks by as much.
+    private func interior(row y: Int) -> Range<Int> {
+        let margin = (border?.width ?? 0) + 1
+        let halfWidth = Double(width) / 2 - margin, halfHeight = Double(height) / 2 - margin
+        let r = max(min(radius, min(Double(width), Double(height)) / 2) - margin, 0)
+        let dy = abs(Double(y) + 0.5 - Double(height) / 2)
+        guard halfWidth > 0, halfHeight > 0, dy <= halfHeight else { return 0..<0 }
+        var extent = halfWidth
+        if dy > halfHeight - r {
+            let intoCorner = dy - (halfHeight - r)
+            extent = halfWidth - r + max(r * r - intoCorner * intoCorner, 0).squareRoot()
+        }
+        let first = Int((Double(width) / 2 - extent - 0.5).rounded(.up)), last = Int((Double(width) / 2 + extent - 0.5).rounded(.down))
+        return first <= last ? max(first, 0)..<min(last + 1, width) : 0..<0
     }
 
     private func shade(_ p: UnsafeMutableBufferPointer<UInt8>, x: Int, y: Int) {
@@ -52,7 +63,7 @@ struct ShapeMask {
     /// How much of the pixel centred at (x, y) the rounded rectangle covers, 0...1.
     static func coverage(_ x: Double, _ y: Double, left: Double, top: Double, right: Double, bottom: Double, radius: Double) -> Float {
         let halfWidth = (right - left) / 2, halfHeight = (bottom - top) / 2
-        let r = min(radius, halfWidth, halfHeight)
+        let r = min(radius, min(halfWidth, halfHeight))  // (the variadic min allocates)
         // Signed distance to a rounded box: positive outside, negative inside.
         let qx = abs(x - (left + halfWidth)) - (halfWidth - r), qy = abs(y - (top + halfHeight)) - (halfHeight - r)
         let outside = (max(qx, 0) * max(qx, 0) + max(qy, 0) * max(qy, 0)).squareRoot()
