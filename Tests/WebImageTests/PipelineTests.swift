@@ -28,7 +28,7 @@ struct PipelineTests {
         try await withOrigin { origin in
             let directory = temporaryDirectory()
             let url = origin.imageURL("logo.png")
-            let network = try await makePipeline(cacheDirectory: directory).image(for: url)
+            let network = try await makePipeline(cacheDirectory: directory).image(for: ImageRequest(url: url, options: .waitStoreCache))
             #expect(network.source == .network)
             let before = origin.totalRequests
 
@@ -136,7 +136,7 @@ struct PipelineTests {
         try await withOrigin { origin in
             let directory = temporaryDirectory()
             let url = origin.imageURL("small.jpg")
-            _ = try await makePipeline(cacheDirectory: directory).image(for: url)
+            _ = try await makePipeline(cacheDirectory: directory).image(for: ImageRequest(url: url, options: .waitStoreCache))
             let file = directory.appendingPathComponent(DiskCache.fileName(for: url.absoluteString))
             try Data("garbage".utf8).write(to: file)
 
