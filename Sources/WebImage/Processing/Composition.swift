@@ -1,7 +1,7 @@
 extension ImageProcessors {
-    /// Several processors applied in order, as one. Its identifier joins theirs with commas
-    /// (`resize(96x96,fill,upscale:false),circle`) — the same pixels as the same list given to
-    /// ``Image/processed(by:animated:)``, so the same cache key.
+    /// Several processors applied in order, as one: the same pixels as the same list given to
+    /// ``Image/processed(by:animated:)``. Its identifier joins theirs with commas
+    /// (`resize(96x96,fill,upscale:false),circle`).
     ///
     /// ```swift
     /// let avatar: ImageProcessors.Composition = .composition([.resize(width: 96, height: 96, mode: .fill), .circle()])
