@@ -106,5 +106,6 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     codingBenchmarks()
+    processingBenchmarks()
     plainDecodeBenchmarks()
 }
