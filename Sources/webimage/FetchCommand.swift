@@ -152,16 +152,5 @@ struct FetchCommand: AsyncParsableCommand {
         }
     }
 
-    private func readInput() throws -> [String] {
-        guard let input else { return [] }
-        let text: String
-        if input == "-" {
-            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-        } else {
-            text = try String(contentsOfFile: input, encoding: .utf8)
-        }
-        return text.split(whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
-    }
+    private func readInput() throws -> [String] { try URLList.read(input) }
 }
