@@ -82,6 +82,8 @@ let package = Package(
             dependencies: [
                 "WebImage", "WebImageOrigin",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             exclude: ["Fixtures"],
             swiftSettings: strict

@@ -140,7 +140,7 @@ struct PipelineTests {
             let file = directory.appendingPathComponent(DiskCache.fileName(for: url.absoluteString))
             try Data("garbage".utf8).write(to: file)
 
-            let response = try await makePipeline(cacheDirectory: directory).image(for: url)
+            let response = try await makePipeline(cacheDirectory: directory).image(for: ImageRequest(url: url, options: .waitStoreCache))
             #expect(response.source == .network)
             #expect(try Data(contentsOf: file) == SampleFiles.standard["small.jpg"])
         }
