@@ -24,11 +24,11 @@ import WebImage
 /// (`ImageOrigin.requestCount(path: "/cache/a.jpg")`), conditional headers included.
 enum CacheRoutes {
     static func add(to router: Router<BasicRequestContext>, files: FileStore) {
-        let swaps = Mutex<[String: String]>([:])
+        let swaps = SwapTable()
 
         router.get("/cache/{name}") { request, context in
             let name = try context.parameters.require("name"), query = request.uri.queryParameters
-            let served = swaps.withLock { $0[name] } ?? name
+            let served = swaps.state.withLock { $0[name] } ?? name
             guard let file = files[served] else { return OriginRoutes.text("no image \(name)\n", status: .notFound) }
             let now = Date()
             var headers = HTTPFields()
@@ -59,14 +59,19 @@ enum CacheRoutes {
             guard let other = request.uri.queryParameters.get("to"), files[other] != nil else {
                 return OriginRoutes.text("swap needs ?to= an existing sample\n", status: .badRequest)
             }
-            swaps.withLock { $0[name] = other }
+            swaps.state.withLock { $0[name] = other }
             return OriginRoutes.text("\(name) now serves \(other)\n")
         }
         router.get("/cache-admin/reset") { _, _ in
-            swaps.withLock { $0 = [:] }
+            swaps.state.withLock { $0 = [:] }
             return OriginRoutes.text("swaps reset\n")
         }
     }
+}
+
+/// Which sample each swapped name serves now.
+final class SwapTable: Sendable {
+    let state = Mutex<[String: String]>([:])
 }
 
 /// IMF-fixdate formatting and parsing for the routes' headers.
@@ -86,7 +91,8 @@ enum HTTPDateFormat {
 /// Deterministic cache entries for the disk cache's crash and multi-process tests (and the
 /// hidden `webimage cache fill`): the bytes of a key are a function of the key and a version.
 public enum CacheSamples {
-    /// 1–64 KB of pseudo-random bytes derived from `key` and `version`.
+    /// 1–64 KB: `version` as 8 little-endian bytes, then pseudo-random bytes derived from `key`
+    /// and `version` (so a reader can tell which version it holds, and check every byte).
     public static func bytes(for key: String, version: Int = 0) -> Data {
         var state: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in key.utf8 { state = (state ^ UInt64(byte)) &* 0x100_0000_01b3 }
@@ -94,12 +100,19 @@ public enum CacheSamples {
         if state == 0 { state = 1 }
         let count = 1024 + Int(state % (63 * 1024))
         var bytes = [UInt8](repeating: 0, count: count)
-        for i in 0..<count {
+        withUnsafeBytes(of: UInt64(truncatingIfNeeded: version).littleEndian) { bytes.replaceSubrange(0..<8, with: $0) }
+        for i in 8..<count {
             state ^= state << 13
             state ^= state >> 7
             state ^= state << 17
             bytes[i] = UInt8(truncatingIfNeeded: state)
         }
         return Data(bytes)
+    }
+
+    /// The version `data` says it is (its first 8 bytes).
+    public static func version(of data: Data) -> Int? {
+        guard data.count >= 8 else { return nil }
+        return Int(truncatingIfNeeded: data.prefix(8).withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) })
     }
 }

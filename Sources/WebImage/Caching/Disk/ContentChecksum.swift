@@ -1,3 +1,4 @@
+import Foundation
 internal import Crypto
 
 /// The checksum kept in the index for every entry's bytes: the first 8 bytes of their SHA-256.

@@ -62,7 +62,10 @@ public final class DiskCache: DataCaching {
             logger.error("disk cache lookup failed", metadata: ["key": "\(key)", "error": "\(error)"])
             return miss()
         }
-        guard let row else { return miss() }
+        guard var row else { return miss() }
+        if let touched = pending.withLock({ $0.usage.touches[key] }) {  // not yet written
+            row.metadata.lastAccess = max(row.metadata.lastAccess, Date(timeIntervalSince1970: touched))
+        }
         if isExpired(row.metadata, now: now) {
             discard(row, reason: nil)
             return miss()
@@ -118,7 +121,7 @@ public final class DiskCache: DataCaching {
     }
 
     public func remove(key: String) {
-        do { try index.remove(key: key).map(files.remove) } catch {
+        do { if let file = try index.remove(key: key) { files.remove(file) } } catch {
             logger.error("disk cache remove failed", metadata: ["key": "\(key)", "error": "\(error)"])
         }
     }

@@ -46,10 +46,11 @@ struct CostLRU<Value> {
     }
 
     /// Removes least recently used entries until within `cost` and `count`; `evicted` sees each.
-    mutating func trim(toCost cost: Int, count: Int, evicted: (String, Value) -> Void = { _, _ in }) -> Int {
+    /// `evicted` may take parts of the value out (it receives the only copy).
+    mutating func trim(toCost cost: Int, count: Int, evicted: (String, inout Value) -> Void = { _, _ in }) -> Int {
         var removed = 0
         while totalCost > cost || entries.count > count, let (key, _) = order.leastRecent {
-            if let value = remove(key) { evicted(key, value) }
+            if var value = remove(key) { evicted(key, &value) }
             removed += 1
         }
         return removed

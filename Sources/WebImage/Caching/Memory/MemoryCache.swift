@@ -122,6 +122,7 @@ public final class MemoryCache: ImageCaching {
         let evicted = state.lru.trim(toCost: cost, count: count) { key, stored in
             // Only a reference someone else also holds can outlive the eviction.
             guard weakLayer, var reference = stored.reference else { return }
+            stored.reference = nil  // now `reference` is the cache's only strong one
             if !isKnownUniquelyReferenced(&reference) { kept.append((key, reference)) }
         }
         for (key, reference) in kept { state.weak[key] = WeakImageReference(reference) }
