@@ -107,5 +107,6 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     codingBenchmarks()
+    processingBenchmarks()
     plainDecodeBenchmarks()
 }

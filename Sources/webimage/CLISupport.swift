@@ -12,15 +12,20 @@ enum CLIPipeline {
     /// A pipeline with a disk cache in `cacheDir` (or the default directory).
     static func make(
         cacheDir: String?, concurrency: Int = 6, decodingOptions: ImageDecodingOptions = .default,
-        loader: LoaderChoice = .asyncHTTPClient, maxBodyMegabytes: Int? = nil
+        loader: LoaderChoice = .asyncHTTPClient, maxBodyMegabytes: Int? = nil, cacheSizeMegabytes: Int? = nil,
+        cacheMaxAge: Int? = nil
     ) throws -> ImagePipeline {
         var downloaderConfiguration = ImageDownloaderConfiguration()
         downloaderConfiguration.maxConcurrentDownloads = concurrency
         if let maxBodyMegabytes { downloaderConfiguration.maxBodySize = maxBodyMegabytes << 20 }
-        let disk = try DiskCache(directory: cacheDirectory(cacheDir))
+        var diskConfiguration = DiskCache.Configuration()
+        if let cacheSizeMegabytes { diskConfiguration.sizeLimit = cacheSizeMegabytes << 20 }
+        let disk = try DiskCache(directory: cacheDirectory(cacheDir), configuration: diskConfiguration)
+        var policy = HTTPCachePolicy()
+        if let cacheMaxAge { policy.defaultMaxAge = .seconds(cacheMaxAge) }
         return ImagePipeline(configuration: .init(
             downloader: ImageDownloader(loader: loader.make(), configuration: downloaderConfiguration),
-            dataCache: disk, decodingOptions: decodingOptions))
+            dataCache: disk, decodingOptions: decodingOptions, httpCachePolicy: policy))
     }
 
     static func cacheDirectory(_ path: String?) -> URL {

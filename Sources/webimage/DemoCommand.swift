@@ -25,6 +25,7 @@ struct DemoCommand: AsyncParsableCommand {
         var rows: [Row] = []
         rows.append(try await pass("cold", pipeline, urls, writeTo: outputDir))
         rows.append(try await pass("warm", pipeline, urls, writeTo: nil))
+        await pipeline.flushPendingStores()  // the disk writes the loads did not wait for
         let fresh = ImagePipeline(configuration: .init(dataCache: try DiskCache(directory: cacheDir)))
         rows.append(try await pass("new pipeline", fresh, urls, writeTo: nil))
         await origin.stop()

@@ -38,8 +38,34 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Re-encode as jpeg, png, webp, gif or avif (the file extension follows).")
     var format: String?
 
+    @Flag(name: .long, help: "Decode every image fully and fail the undecodable ones (otherwise only the header is read).")
+    var verify = false
+
+    @Flag(name: .long, help: "Never use the network: images not in the cache fail.")
+    var cacheOnly = false
+
+    @Flag(name: .long, help: "Ignore the caches and download everything again (the results are stored).")
+    var reload = false
+
+    @Flag(name: .long, help: "Revalidate every cached entry with the origin once (conditional requests).")
+    var refresh = false
+
+    @Flag(name: .long, help: "Neither read nor write the disk cache.")
+    var noCache = false
+
+    @Option(name: .long, help: "Disk cache size limit in megabytes (default 500).")
+    var cacheSizeMb: Int?
+
+    @Option(name: .long, help: "Freshness, in seconds, of responses that state none (default 604800, 7 days).")
+    var cacheMaxAge: Int?
+
     func validate() throws {
         guard concurrency > 0 else { throw ValidationError("--concurrency must be at least 1") }
+        guard cacheSizeMb.map({ $0 > 0 }) ?? true else { throw ValidationError("--cache-size-mb must be at least 1") }
+        guard cacheMaxAge.map({ $0 >= 0 }) ?? true else { throw ValidationError("--cache-max-age must not be negative") }
+        guard [cacheOnly, reload, noCache].filter({ $0 }).count <= 1 else {
+            throw ValidationError("--cache-only, --reload and --no-cache exclude each other")
+        }
         do { _ = try OutputTransform(resize: resize, format: format) } catch { throw ValidationError("\(error)") }
     }
 
@@ -56,7 +82,8 @@ struct FetchCommand: AsyncParsableCommand {
         // With --resize the pipeline itself decodes at thumbnail size (JPEG DCT scaling, WebP scaling).
         let pipeline = try CLIPipeline.make(
             cacheDir: cacheDir, concurrency: concurrency, decodingOptions: transform?.decodingOptions ?? .default,
-            loader: loader, maxBodyMegabytes: maxBodyMb)
+            loader: loader, maxBodyMegabytes: maxBodyMb, cacheSizeMegabytes: cacheSizeMb, cacheMaxAge: cacheMaxAge)
+        let mode = FetchMode(transform: transform, verify: verify, options: loadingOptions)
         let showProgress = !json && isatty(STDOUT_FILENO) == 1
         let progress = showProgress ? Terminal().progressBar(title: "Fetching \(list.count) images") : nil
         progress?.start()
@@ -65,18 +92,18 @@ struct FetchCommand: AsyncParsableCommand {
         var summary = FetchSummary()
         summary.requested = list.count
         let names = OutputNames()
-        await withTaskGroup(of: (String, Result<(ImageSource, Int), any Error>).self) { group in
+        await withTaskGroup(of: (String, Result<FetchedImage, any Error>).self) { group in
             var next = 0
             func add() {
                 let raw = list[next]
                 next += 1
-                group.addTask { (raw, await Self.fetchOne(raw, pipeline: pipeline, into: outputDir, names: names, transform: transform)) }
+                group.addTask { (raw, await Self.fetchOne(raw, pipeline: pipeline, into: outputDir, names: names, mode: mode)) }
             }
             while next < min(concurrency, list.count) { add() }
             var done = 0
             for await (raw, result) in group {
                 switch result {
-                case .success(let (source, bytes)): summary.record(source, bytes: bytes)
+                case .success(let fetched): summary.record(fetched)
                 case .failure(let error): summary.record(failure: raw, "\(error)")
                 }
                 done += 1
@@ -84,6 +111,7 @@ struct FetchCommand: AsyncParsableCommand {
                 if next < list.count { add() }
             }
         }
+        await pipeline.flushPendingStores()  // the disk cache's writes, before the process ends
         summary.seconds = (ContinuousClock.now - started).secondsValue
         if summary.failed == 0 { progress?.succeed() } else { progress?.fail() }
         if json {
@@ -95,38 +123,30 @@ struct FetchCommand: AsyncParsableCommand {
         if summary.failed > 0 { throw ExitCode(1) }
     }
 
+    /// What the cache flags ask of every request.
+    private var loadingOptions: ImageLoadingOptions {
+        var options: ImageLoadingOptions = []
+        if cacheOnly { options.insert(.fromCacheOnly) }
+        if reload { options.insert(.fromLoaderOnly) }
+        if refresh { options.insert(.refreshCached) }
+        if noCache { options.formUnion(.ignoreCaches) }
+        return options
+    }
+
     private static func fetchOne(
-        _ raw: String, pipeline: ImagePipeline, into dir: URL, names: OutputNames, transform: OutputTransform?
-    ) async -> Result<(ImageSource, Int), any Error> {
+        _ raw: String, pipeline: ImagePipeline, into dir: URL, names: OutputNames, mode: FetchMode
+    ) async -> Result<FetchedImage, any Error> {
         do {
             guard let url = URL(string: raw.trimmingCharacters(in: .whitespaces)), url.scheme != nil else {
                 throw CLIError("invalid URL")
             }
-            let request = ImageRequest(url: url)
-            let response = try await pipeline.image(for: request)
-            var nameURL = url, format = response.image.format
-            let data: Data
-            if let transform {
-                (data, format) = try transform.apply(to: response.image)
-                nameURL = url.deletingPathExtension().appendingPathExtension(format.fileExtension)
-            } else {
-                guard let original = try await originalData(response, pipeline: pipeline) else {
-                    throw CLIError("original bytes are not available")
-                }
-                data = original
-            }
-            let name = await names.name(for: nameURL, format: format)
-            try data.write(to: dir.appendingPathComponent(name), options: .atomic)
-            return .success((response.source, data.count))
+            let fetched = try await mode.fetch(ImageRequest(url: url, options: mode.options), pipeline: pipeline)
+            let name = await names.name(for: fetched.nameURL, format: fetched.format)
+            try fetched.data.write(to: dir.appendingPathComponent(name), options: .atomic)
+            return .success(fetched)
         } catch {
             return .failure(error)
         }
-    }
-
-    /// The bytes as downloaded; a memory hit reads them from the disk cache.
-    private static func originalData(_ response: ImageResponse, pipeline: ImagePipeline) async throws -> Data? {
-        if let data = response.data { return data }
-        return await pipeline.cachedData(for: response.request)
     }
 
     private func readInput() throws -> [String] {

@@ -14,14 +14,17 @@ struct FetchSummary: Codable {
     var fromMemory = 0
     var fromDisk = 0
     var fromNetwork = 0
+    /// Disk entries the origin confirmed unchanged (`304`); not counted in `fromDisk`.
+    var revalidated = 0
     var bytes = 0
     var seconds = 0.0
     var failures: [Failure] = []
 
-    mutating func record(_ source: ImageSource, bytes count: Int) {
+    mutating func record(_ fetched: FetchedImage) {
         succeeded += 1
-        bytes += count
-        switch source {
+        bytes += fetched.data.count
+        if fetched.revalidated { revalidated += 1; return }
+        switch fetched.source {
         case .memory: fromMemory += 1
         case .disk: fromDisk += 1
         case .network: fromNetwork += 1
@@ -37,8 +40,8 @@ struct FetchSummary: Codable {
 
     var line: String {
         String(
-            format: "%d requested, %d succeeded, %d failed (memory %d, disk %d, network %d), %@ in %.2f s, %.1f images/s",
-            requested, succeeded, failed, fromMemory, fromDisk, fromNetwork,
+            format: "%d requested, %d succeeded, %d failed (memory %d, disk %d, revalidated %d, network %d), %@ in %.2f s, %.1f images/s",
+            requested, succeeded, failed, fromMemory, fromDisk, revalidated, fromNetwork,
             ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .file), seconds, imagesPerSecond)
     }
 

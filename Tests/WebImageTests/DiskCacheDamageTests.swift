@@ -96,24 +96,4 @@ struct DiskCacheDamageTests {
         let aside = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains(".damaged-") }
         #expect(!aside.isEmpty)
     }
-
-    @Test func aDamagedEntryIsFetchedAgainThroughThePipeline() async throws {
-        try await withOrigin { origin in
-            let directory = temporaryDirectory()
-            let url = origin.imageURL("photo.jpg")
-            let first = ImagePipeline(configuration: .init(memoryCache: nil, dataCache: try DiskCache(directory: directory)))
-            #expect(try await first.image(for: url).source == .network)
-            let file = try #require(try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("files").path).first)
-            let path = directory.appendingPathComponent("files/\(file)")
-            var damaged = try Data(contentsOf: path)
-            damaged[damaged.count - 10] ^= 0xFF
-            try damaged.write(to: path)
-
-            let second = ImagePipeline(configuration: .init(memoryCache: nil, dataCache: try DiskCache(directory: directory)))
-            #expect(try await second.image(for: url).source == .network)  // the damaged bytes were not served
-            #expect(origin.requestCount(path: "/images/photo.jpg") == 2)
-            let third = ImagePipeline(configuration: .init(memoryCache: nil, dataCache: try DiskCache(directory: directory)))
-            #expect(try await third.image(for: url).source == .disk)  // stored again, intact
-        }
-    }
 }

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// A synchronous, thread-safe store of decoded images (the memory cache).
 ///
 /// Look-ups are synchronous on purpose: a memory hit must cost nanoseconds, not a task hop
@@ -10,5 +12,17 @@
 /// ```
 public protocol ImageCaching: Sendable {
     subscript(key: String) -> Image? { get nonmutating set }
+    func removeAll()
+}
+
+/// A synchronous, thread-safe store of original image bytes in memory (the memory-data cache,
+/// read with ``ImageLoadingOptions/queryMemoryData``).
+///
+/// ```swift
+/// let cache: any DataMemoryCaching = MemoryDataCache()
+/// cache[key] = data
+/// ```
+public protocol DataMemoryCaching: Sendable {
+    subscript(key: String) -> Data? { get nonmutating set }
     func removeAll()
 }

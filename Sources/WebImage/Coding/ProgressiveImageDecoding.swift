@@ -42,6 +42,13 @@ public struct ProgressiveDecoder: Sendable {
         self.minimumInterval = minimumInterval
     }
 
+    /// Replaces the bytes with a longer prefix of the same file (a downloader reports the whole
+    /// prefix each time); returns a new partial image as ``append(_:now:)`` does.
+    public mutating func update(with prefix: Data, now: ContinuousClock.Instant = .now) -> Image? {
+        guard prefix.count > data.count else { return nil }
+        return append(prefix.suffix(from: prefix.startIndex + data.count), now: now)
+    }
+
     /// Adds a chunk; returns a new partial image when the interval has passed since the last
     /// one, the data has grown and the decoder has something to show.
     public mutating func append(_ chunk: Data, now: ContinuousClock.Instant = .now) -> Image? {
@@ -53,5 +60,21 @@ public struct ProgressiveDecoder: Sendable {
         lastDecode = now
         lastDecodedCount = data.count
         return image
+    }
+}
+
+extension ImageCoderRegistry: ProgressiveImageDecoding {
+    /// Whether one of the registry's decoders can show `format` progressively.
+    public func canDecodeProgressively(_ format: ImageFormat) -> Bool {
+        decoders.contains { ($0 as? any ProgressiveImageDecoding)?.canDecodeProgressively(format) == true }
+    }
+
+    /// A partial image from the first decoder that decodes the sniffed format progressively.
+    public func decodePartial(_ data: Data, options: ImageDecodingOptions) -> Image? {
+        guard let format = ImageFormat(sniffing: data) else { return nil }
+        for case let decoder as any ProgressiveImageDecoding in decoders where decoder.canDecodeProgressively(format) {
+            return decoder.decodePartial(data, options: options)
+        }
+        return nil
     }
 }

@@ -123,6 +123,24 @@ public final class ImageDownloader: Sendable {
     /// Sets the credentials answered to `401` challenges.
     public func setCredentials(_ credentials: Credentials?) { settings.withLock { $0.credentials = credentials } }
 
+    // MARK: - For the pipeline: a caller identity whose priority can change while it waits
+
+    /// A caller identity for ``download(_:subscriber:progress:)``.
+    func makeSubscriberID() -> UInt64 { nextID() }
+
+    /// Downloads `request` as caller `subscriber`, whose priority ``setPriority(_:request:subscriber:)`` changes.
+    func download(
+        _ request: ImageDownloadRequest, subscriber: UInt64, progress: (@Sendable (DownloadProgress) -> Void)?
+    ) async throws(ImageDownloadError) -> DownloadResult {
+        try await perform(request, id: subscriber, progress: progress)
+    }
+
+    /// Changes the priority of caller `subscriber` of `request`'s shared download (synchronous:
+    /// the pipeline calls it under its own lock, so changes arrive in order).
+    func setPriority(_ priority: RequestPriority, request: ImageDownloadRequest, subscriber: UInt64) {
+        registry.setPriority(priority, key: request.identity, id: subscriber)
+    }
+
     // MARK: - Internals
 
     private func nextID() -> UInt64 { ids.withLock { $0 += 1; return $0 } }

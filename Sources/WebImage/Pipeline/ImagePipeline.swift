@@ -1,48 +1,94 @@
 public import Foundation
-internal import Logging
-internal import Metrics
+import Logging
+import Synchronization
+import Tracing
 
-/// Loads images: memory cache → disk cache → download → decode → store → return.
+/// Loads images: memory → disk (HTTP-aware) → download → decode → process → store → return.
 ///
-/// SDWebImage's `SDWebImageManager` and Nuke's `ImagePipeline`. Concurrent requests for the
-/// same key share one load (one download, one decode); each caller can cancel on its own.
+/// SDWebImage's `SDWebImageManager` and Nuke's `ImagePipeline`. Work is shared at every stage:
+/// callers of one image key share one job; the jobs of every variant of one URL share one decode
+/// per decoding option and one download. Each caller has its own priority, progress and
+/// cancellation; the work runs at its callers' highest priority; the last caller to leave
+/// cancels it.
 ///
 /// ```swift
 /// let pipeline = ImagePipeline(configuration: .init(dataCache: try DiskCache(directory: dir)))
 /// let response = try await pipeline.image(for: URL(string: "https://example.com/a.jpg")!)
 /// print(response.source, response.image.pixelWidth)   // network 640
+///
+/// let task = pipeline.imageTask(with: ImageRequest(url: url).thumbnail(maxPixelSize: 256))
+/// task.priority = .high
+/// for await preview in task.previews { show(preview) }
+/// let thumbnail = try await task.response.image
 /// ```
 public final class ImagePipeline: Sendable {
     public let configuration: Configuration
-    private let loads = TaskCoalescer<String, ImageResponse>()
-    private let logger = Logger(label: "webimage.pipeline")
-    private let metrics = PipelineMetrics()
+    /// URLs that failed for good recently (SDWebImage's failed-URL list).
+    public let failedURLs: FailedURLList
+    let dataWork = SharedWork<String, OriginalData, StageEvent>()
+    let decodeWork = SharedWork<String, DecodedImage, StageEvent>()
+    let imageWork = SharedWork<String, ImageResponse, StageEvent>()
+    let pendingStores = PendingStores()
+    let counters = PipelineCounters()
+    let logger = Logger(label: "webimage.pipeline")
+    let metrics = PipelineMetrics()
 
     public init(configuration: Configuration = .init()) {
         self.configuration = configuration
+        failedURLs = FailedURLList(timeToLive: configuration.failedURLTimeToLive ?? configuration.httpCachePolicy.negativeTTL)
     }
+
+    /// The shared pipeline, with a memory cache and no disk cache (SDWebImage's `sharedManager`).
+    public static let shared = ImagePipeline()
+
+    // MARK: - Images
 
     /// Loads the image at `url`. See ``image(for:)-(ImageRequest)``.
     public func image(for url: URL) async throws(ImagePipelineError) -> ImageResponse {
         try await image(for: ImageRequest(url: url))
     }
 
-    /// Loads an image, from the fastest place that has it.
-    /// - Throws: ``ImagePipelineError``; nothing that fails to load or decode is cached.
+    /// Loads an image, from the fastest place that has it. With
+    /// ``ImageLoadingOptions/refreshCached`` it returns the revalidated image.
+    /// - Throws: ``ImagePipelineError``; nothing that fails to load, decode or process is cached.
     public func image(for request: ImageRequest) async throws(ImagePipelineError) -> ImageResponse {
-        let key = request.cacheKey
-        if let image = cachedImage(forKey: key) {
+        if request.options.readsMemory, let image = configuration.memoryCache?[request.imageKey] {
             metrics.memoryHits.increment()
             return ImageResponse(image: image, data: nil, source: .memory, request: request)
         }
+        return try await load(request, subscriber: imageWork.makeSubscriberID(), onEvent: nil)
+    }
+
+    /// Starts loading and returns the task's handle at once: change its priority, cancel it, and
+    /// read its events, progress and previews while it runs.
+    public func imageTask(with request: ImageRequest) -> ImageTask {
+        ImageTask(pipeline: self, request: request)
+    }
+
+    /// The original bytes of an image, through the memory-data and disk caches and the network
+    /// with the same sharing and HTTP semantics, and no decoding: only the header is read, to
+    /// report the format and size and to keep non-images out of the cache.
+    public func data(for request: ImageRequest) async throws(ImagePipelineError) -> ImageDataResponse {
         do {
-            var response = try await loads.value(for: key) { try await self.load(request) }
-            response.request = request
-            return response
-        } catch let error as ImagePipelineError {
-            throw error
+            let original = try await withSpan("webimage.data") { _ in
+                try await self.originalData(for: request, in: nil) { _ in }
+            }
+            let coders = request.context.coders ?? configuration.coders
+            let header: ImageHeader
+            do {
+                header = try coders.readHeader(original.data)
+            } catch {
+                if original.source == .disk { await configuration.dataCache?.remove(key: request.dataKey) }
+                let failure = ImagePipelineError.decodingFailed(error)
+                if original.source == .network { failedURLs.remember(failure, for: request.dataKey) }
+                throw failure
+            }
+            await commitOriginal(original, request: request)
+            return ImageDataResponse(
+                data: original.data, source: original.source, httpResponse: original.httpResponse,
+                isRevalidated: original.isRevalidated, isStale: original.isStale, header: header)
         } catch {
-            throw .cancelled  // the coalescer throws only CancellationError of its own
+            throw Self.pipelineError(error)
         }
     }
 
@@ -51,78 +97,70 @@ public final class ImagePipeline: Sendable {
         configuration.memoryCache?[key]
     }
 
+    /// The decoded image for `request` (its image key) in the memory cache, looked up synchronously.
+    public func cachedImage(for request: ImageRequest) -> Image? {
+        cachedImage(forKey: request.imageKey)
+    }
+
     /// The decoded image for `url` in the memory cache, looked up synchronously.
     public func cachedImage(for url: URL) -> Image? {
-        cachedImage(forKey: ImageRequest(url: url).cacheKey)
+        cachedImage(forKey: url.absoluteString)
     }
 
-    /// The encoded bytes for `request` in the disk cache, if any.
+    /// The original bytes for `request` in the disk cache, if any.
     public func cachedData(for request: ImageRequest) async -> Data? {
-        await configuration.dataCache?.data(for: request.cacheKey)
+        await configuration.dataCache?.data(for: request.dataKey)
     }
 
-    /// Removes `request`'s image from every cache.
+    /// Removes `request`'s image (its variant and the original) from every cache.
     public func removeCachedImage(for request: ImageRequest) async {
-        configuration.memoryCache?[request.cacheKey] = nil
-        await configuration.dataCache?.remove(key: request.cacheKey)
+        configuration.memoryCache?[request.imageKey] = nil
+        configuration.memoryDataCache?[request.dataKey] = nil
+        await configuration.dataCache?.remove(key: request.imageKey)
+        await configuration.dataCache?.remove(key: request.dataKey)
     }
 
-    // MARK: - The load, shared by all callers of one key
-
-    private func load(_ request: ImageRequest) async throws -> ImageResponse {
-        let key = request.cacheKey
-        if let image = cachedImage(forKey: key) {
-            return ImageResponse(image: image, data: nil, source: .memory, request: request)
-        }
-        if let dataCache = configuration.dataCache, let data = await dataCache.data(for: key) {
-            do {
-                let image = try decode(data, key: key)
-                configuration.memoryCache?[key] = image
-                metrics.diskHits.increment()
-                return ImageResponse(image: image, data: data, source: .disk, request: request)
-            } catch {
-                // A damaged entry is removed and the image is fetched again.
-                logger.warning("undecodable disk cache entry removed", metadata: ["key": "\(key)", "error": "\(error)"])
-                await dataCache.remove(key: key)
-            }
-        }
-        let download: DownloadResult
-        do {
-            download = try await configuration.downloader.download(request.url, priority: request.priority, headers: request.headers)
-        } catch {
-            throw error == .cancelled ? ImagePipelineError.cancelled : ImagePipelineError.loadingFailed(error)
-        }
-        let image: Image
-        do {
-            image = try decode(download.data, key: key)
-        } catch {
-            logger.debug("decoding failed", metadata: ["url": "\(request.url)", "error": "\(error)"])
-            throw ImagePipelineError.decodingFailed(error)
-        }
-        configuration.memoryCache?[key] = image
-        if let dataCache = configuration.dataCache {
-            do {
-                try await dataCache.store(download.data, for: key)
-            } catch {
-                // The image is still delivered; only its persistence failed (logged by the cache).
-                metrics.diskStoreFailures.increment()
-            }
-        }
-        metrics.networkLoads.increment()
-        return ImageResponse(image: image, data: download.data, source: .network, httpResponse: download.response, request: request)
+    /// Waits for the cache writes the pipeline did not wait for (requests without
+    /// ``ImageLoadingOptions/waitStoreCache``). A command-line tool calls it before exiting.
+    public func flushPendingStores() async {
+        await pendingStores.waitForAll()
     }
 
-    private func decode(_ data: Data, key: String) throws(ImageDecodingError) -> Image {
-        var options = configuration.decodingOptions
-        options.scale = Image.scaleFactor(forKey: key)
-        return try configuration.coders.decode(data, options: options)
+    /// How much work the pipeline really did (downloads, decodes, processings), for tests,
+    /// diagnostics and the "is it shared?" question.
+    public var statistics: PipelineStatistics { counters.snapshot(jobs: (dataWork.startedCount, decodeWork.startedCount, imageWork.startedCount)) }
+
+    // MARK: - Internals
+
+    func load(
+        _ request: ImageRequest, subscriber: UInt64, onEvent: (@Sendable (StageEvent) -> Void)?
+    ) async throws(ImagePipelineError) -> ImageResponse {
+        do {
+            if request.options.contains(.queryDiskDataSync) {
+                // Checked in the calling task: a disk hit costs no shared job.
+                return try await makeImage(request, context: InlineContext(priority: request.priority, onEvent: onEvent))
+            }
+            return try await sharedImage(for: request, subscriber: subscriber, onEvent: onEvent)
+        } catch {
+            throw Self.pipelineError(error)
+        }
+    }
+
+    static func pipelineError(_ error: any Error) -> ImagePipelineError {
+        switch error {
+        case let error as ImagePipelineError: error
+        case let error as ImageDownloadError: error == .cancelled ? .cancelled : .loadingFailed(error)
+        case let error as ImageDecodingError: .decodingFailed(error)
+        case let error as ImageProcessingError: .processingFailed(error)
+        default: .cancelled  // the graph throws only CancellationError of its own
+        }
     }
 }
 
-/// The pipeline's swift-metrics instruments, made once per pipeline (not per image).
-struct PipelineMetrics: Sendable {
-    let memoryHits = Counter(label: "webimage_pipeline_images_total", dimensions: [("source", "memory")])
-    let diskHits = Counter(label: "webimage_pipeline_images_total", dimensions: [("source", "disk")])
-    let networkLoads = Counter(label: "webimage_pipeline_images_total", dimensions: [("source", "network")])
-    let diskStoreFailures = Counter(label: "webimage_disk_cache_store_failures_total")
+/// A stage context for work done in the caller's own task (no shared job).
+struct InlineContext: StageContext {
+    let priority: RequestPriority
+    let onEvent: (@Sendable (StageEvent) -> Void)?
+    func onPriorityChange(_ observer: @escaping @Sendable (RequestPriority) -> Void) -> RequestPriority { priority }
+    func send(_ event: StageEvent) { onEvent?(event) }
 }

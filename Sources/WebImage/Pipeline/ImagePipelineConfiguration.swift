@@ -6,6 +6,7 @@ extension ImagePipeline {
     /// ```swift
     /// var configuration = ImagePipeline.Configuration()
     /// configuration.dataCache = try DiskCache(directory: DiskCache.defaultDirectory)
+    /// configuration.httpCachePolicy.defaultMaxAge = .seconds(3600)
     /// let pipeline = ImagePipeline(configuration: configuration)
     /// ```
     public struct Configuration: Sendable {
@@ -13,25 +14,39 @@ extension ImagePipeline {
         public var downloader: ImageDownloader
         /// Decoded images in memory; `nil` disables the memory cache.
         public var memoryCache: (any ImageCaching)?
+        /// Original bytes in memory, read with ``ImageLoadingOptions/queryMemoryData``; `nil` (the
+        /// default) disables it.
+        public var memoryDataCache: (any DataMemoryCaching)?
         /// Encoded images on disk; `nil` disables the disk cache.
         public var dataCache: (any DataCaching)?
         /// Decoders and encoders, asked in order.
         public var coders: ImageCoderRegistry
         /// Limits and options for decoding.
         public var decodingOptions: ImageDecodingOptions
+        /// What HTTP caching headers do to the disk cache (freshness, revalidation, stale-if-error).
+        public var httpCachePolicy: HTTPCachePolicy
+        /// How long a URL that failed for good (404, 410, undecodable) fails without a request.
+        /// Default: ``HTTPCachePolicy/negativeTTL`` (60 s).
+        public var failedURLTimeToLive: Duration?
 
         public init(
             downloader: ImageDownloader = ImageDownloader(),
             memoryCache: (any ImageCaching)? = MemoryCache(),
+            memoryDataCache: (any DataMemoryCaching)? = nil,
             dataCache: (any DataCaching)? = nil,
             coders: ImageCoderRegistry = .default,
-            decodingOptions: ImageDecodingOptions = .default
+            decodingOptions: ImageDecodingOptions = .default,
+            httpCachePolicy: HTTPCachePolicy = .init(),
+            failedURLTimeToLive: Duration? = nil
         ) {
             self.downloader = downloader
             self.memoryCache = memoryCache
+            self.memoryDataCache = memoryDataCache
             self.dataCache = dataCache
             self.coders = coders
             self.decodingOptions = decodingOptions
+            self.httpCachePolicy = httpCachePolicy
+            self.failedURLTimeToLive = failedURLTimeToLive
         }
     }
 }

@@ -1,9 +1,14 @@
 /// Why ``ImagePipeline`` could not produce an image.
-public enum ImagePipelineError: Error, Sendable, CustomStringConvertible {
-    /// The download failed.
+public enum ImagePipelineError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The download failed (also when the URL is on the failed list: the remembered error,
+    /// with no new request).
     case loadingFailed(ImageDownloadError)
     /// The bytes arrived but are not a decodable image; nothing was cached.
     case decodingFailed(ImageDecodingError)
+    /// A processor failed; nothing was cached.
+    case processingFailed(ImageProcessingError)
+    /// ``ImageLoadingOptions/fromCacheOnly`` and no cache has the image.
+    case notCached
     /// The caller cancelled.
     case cancelled
 
@@ -11,7 +16,19 @@ public enum ImagePipelineError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .loadingFailed(let error): error.description
         case .decodingFailed(let error): error.description
+        case .processingFailed(let error): error.description
+        case .notCached: "not in any cache (cache-only request)"
         case .cancelled: "cancelled"
+        }
+    }
+
+    /// Whether trying again later cannot help: the failed list keeps these URLs for a while
+    /// (404, 410, undecodable data — never timeouts, cancellations or 5xx).
+    var isPermanent: Bool {
+        switch self {
+        case .loadingFailed(.badStatusCode(let code)): code == 404 || code == 410
+        case .decodingFailed: true
+        default: false
         }
     }
 }

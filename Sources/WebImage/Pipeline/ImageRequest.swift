@@ -1,28 +1,133 @@
 public import Foundation
 
-/// What to load and how.
+/// What to load and how: the download (URL, headers, timeout, credentials, priority, two-stage
+/// look-up), the pipeline's options, and the typed context (processors, thumbnail, cache key
+/// filter, store policy, custom coders or downloader).
+///
+/// A value type with builder-style helpers:
 ///
 /// ```swift
-/// let request = ImageRequest(url: url, priority: .high)
-/// let response = try await pipeline.image(for: request)
+/// let request = ImageRequest(url: url)
+///     .priority(.high)
+///     .thumbnail(maxPixelSize: 256)
+///     .processed(by: [.circle()])
+///     .options([.progressiveLoad, .retryFailed])
+/// let image = try await pipeline.image(for: request).image
 /// ```
-public struct ImageRequest: Sendable, Hashable {
-    /// The image's URL; also its identity (cache key and coalescing key) unless ``cacheKey`` is set.
-    public var url: URL
-    /// Download priority.
-    public var priority: RequestPriority
-    /// Extra headers for this request.
-    public var headers: [HTTPField]
-    /// Overrides the key under which the image is cached and coalesced.
-    public var cacheKeyOverride: String?
+public struct ImageRequest: Sendable {
+    /// The download: URL, headers, timeout, credentials, validators, priority.
+    public var download: ImageDownloadRequest
+    /// How the pipeline treats caches, decoding and failures (SDWebImage's `SDWebImageOptions`).
+    public var options: ImageLoadingOptions
+    /// Typed parameters (SDWebImage's `SDWebImageContext`).
+    public var context: ImageLoadingContext
+    /// The data key, computed once (see ``dataKey``).
+    private var storedDataKey: String
 
-    public init(url: URL, priority: RequestPriority = .normal, headers: [HTTPField] = [], cacheKey: String? = nil) {
-        self.url = url
-        self.priority = priority
-        self.headers = headers
-        self.cacheKeyOverride = cacheKey
+    public init(
+        url: URL, priority: RequestPriority = .normal, headers: [HTTPField] = [], cacheKey: String? = nil,
+        options: ImageLoadingOptions = [], context: ImageLoadingContext = .init()
+    ) {
+        self.init(download: ImageDownloadRequest(url: url, priority: priority, headers: headers), options: options, context: context)
+        if let cacheKey { self.context.cacheKeyOverride = cacheKey; refreshKey() }
     }
 
-    /// The key in the memory and disk caches.
-    public var cacheKey: String { cacheKeyOverride ?? url.absoluteString }
+    public init(download: ImageDownloadRequest, options: ImageLoadingOptions = [], context: ImageLoadingContext = .init()) {
+        self.download = download
+        self.options = options
+        self.context = context
+        storedDataKey = ""
+        refreshKey()
+    }
+
+    public var url: URL {
+        get { download.url }
+        set { download.url = newValue; download.identity = newValue.absoluteString; refreshKey() }
+    }
+
+    public var priority: RequestPriority {
+        get { download.priority }
+        set { download.priority = newValue }
+    }
+
+    /// The key of the original bytes (memory-data and disk caches): the URL after the context's
+    /// cache key filter (or the explicit cache key). Every variant of one URL shares it.
+    public var dataKey: String { storedDataKey }
+
+    /// The key of the final image (memory cache, and disk for processed variants): the data key
+    /// plus the decoding options, the thumbnail size and the processors' identifiers. Equal to
+    /// ``dataKey`` for a plain request, so the original's image and bytes share one name.
+    public var imageKey: String {
+        let variant = variantSuffix
+        return variant.isEmpty ? storedDataKey : storedDataKey + "#" + variant
+    }
+
+    /// The key under which ``cacheKey`` was known before there were two keys.
+    public var cacheKey: String { imageKey }
+
+    /// The decoding-relevant part of the image key ("" for a plain request).
+    var decodeSuffix: String {
+        var parts: [String] = []
+        if let side = context.thumbnailMaxPixelSize { parts.append("thumb=\(side)") }
+        if options.contains(.decodeFirstFrameOnly) { parts.append("first") }
+        if options.contains(.scaleDownLargeImages) { parts.append("budget=\(context.scaleDownLimitBytes)") }
+        return parts.joined(separator: ";")
+    }
+
+    var variantSuffix: String {
+        let decode = decodeSuffix
+        guard !context.processors.isEmpty else { return decode }
+        var processing = "p=" + context.processors.map(\.identifier).joined(separator: "|")
+        if options.contains(.transformAnimatedImage) { processing += ";animated" }
+        return decode.isEmpty ? processing : decode + ";" + processing
+    }
+
+    /// Whether the final image differs from a plain decode of the original.
+    var isVariant: Bool { !context.processors.isEmpty || context.thumbnailMaxPixelSize != nil || options.contains(.scaleDownLargeImages) }
+
+    private mutating func refreshKey() {
+        if let override = context.cacheKeyOverride {
+            storedDataKey = override
+        } else if let filter = context.cacheKeyFilter {
+            storedDataKey = filter.key(download.url)
+        } else {
+            storedDataKey = download.url.absoluteString
+        }
+    }
+
+    mutating func contextChanged() { refreshKey() }
+}
+
+// MARK: - Builders
+
+extension ImageRequest {
+    /// A copy with `priority`.
+    public func priority(_ priority: RequestPriority) -> ImageRequest { with { $0.priority = priority } }
+    /// A copy with `options` added.
+    public func options(_ options: ImageLoadingOptions) -> ImageRequest { with { $0.options.formUnion(options) } }
+    /// A copy whose image is processed by `processors` (after any already set), in order.
+    public func processed(by processors: [any ImageProcessing]) -> ImageRequest { with { $0.context.processors += processors } }
+    /// A copy decoded at most `maxPixelSize` on its longest side (straight from the compressed
+    /// data where the format allows: JPEG DCT scaling, WebP scaled decoding).
+    public func thumbnail(maxPixelSize: Int) -> ImageRequest { with { $0.context.thumbnailMaxPixelSize = max(1, maxPixelSize) } }
+    /// A copy with an extra header.
+    public func header(_ name: String, _ value: String) -> ImageRequest { with { $0.download.headers.append(HTTPField(name, value)) } }
+    /// A copy with a per-request timeout.
+    public func timeout(_ timeout: Duration) -> ImageRequest { with { $0.download.timeout = timeout } }
+    /// A copy answering `401` challenges with `credentials`.
+    public func credentials(_ credentials: Credentials) -> ImageRequest { with { $0.download.credentials = credentials } }
+    /// A copy whose caches use the key `filter` makes from the URL.
+    public func cacheKeyFilter(_ filter: CacheKeyFilter) -> ImageRequest {
+        with { $0.context.cacheKeyFilter = filter; $0.contextChanged() }
+    }
+    /// A copy with a changed context.
+    public func context(_ change: (inout ImageLoadingContext) -> Void) -> ImageRequest {
+        with { change(&$0.context); $0.contextChanged() }
+    }
+
+    private func with(_ change: (inout ImageRequest) -> Void) -> ImageRequest {
+        var copy = self
+        change(&copy)
+        return copy
+    }
 }

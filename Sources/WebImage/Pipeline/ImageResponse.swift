@@ -6,8 +6,13 @@ public enum ImageSource: String, Sendable, Hashable, Codable, CaseIterable {
 }
 
 /// A loaded image and how it was obtained.
+///
+/// ```swift
+/// let response = try await pipeline.image(for: url)
+/// print(response.source, response.isRevalidated, response.image.pixelWidth)
+/// ```
 public struct ImageResponse: Sendable {
-    /// The decoded image.
+    /// The decoded image (header only, with ``ImageLoadingOptions/avoidDecode``).
     public var image: Image
     /// The original encoded bytes, when the pipeline had them (disk and network loads).
     public var data: Data?
@@ -17,12 +22,38 @@ public struct ImageResponse: Sendable {
     public var httpResponse: DataResponse?
     /// The request that produced it.
     public var request: ImageRequest
+    /// The disk entry was stale and the origin confirmed it (`304 Not Modified`).
+    public var isRevalidated: Bool
+    /// The disk entry was stale and revalidation failed (network error or 5xx): served anyway
+    /// (stale-if-error).
+    public var isStale: Bool
 
-    public init(image: Image, data: Data?, source: ImageSource, httpResponse: DataResponse? = nil, request: ImageRequest) {
+    public init(
+        image: Image, data: Data?, source: ImageSource, httpResponse: DataResponse? = nil, request: ImageRequest,
+        isRevalidated: Bool = false, isStale: Bool = false
+    ) {
         self.image = image
         self.data = data
         self.source = source
         self.httpResponse = httpResponse
         self.request = request
+        self.isRevalidated = isRevalidated
+        self.isStale = isStale
     }
+}
+
+/// Original bytes from ``ImagePipeline/data(for:)``, with no pixels decoded.
+///
+/// ```swift
+/// let original = try await pipeline.data(for: ImageRequest(url: url))
+/// try original.data.write(to: file)
+/// ```
+public struct ImageDataResponse: Sendable {
+    public var data: Data
+    public var source: ImageSource
+    public var httpResponse: DataResponse?
+    public var isRevalidated: Bool
+    public var isStale: Bool
+    /// What the header says (format, size, frames); read without decoding pixels.
+    public var header: ImageHeader
 }

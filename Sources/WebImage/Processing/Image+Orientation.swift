@@ -28,25 +28,36 @@ extension Image {
     }
 
     /// Packed RGBA of the displayed picture: each displayed pixel fetched from its stored place.
-    private static func reorient(
+    /// Each EXIF orientation is a flip and/or a quarter turn, so every output row reads stored
+    /// pixels along one line: a start and a step, whole 4-byte pixels at a time.
+    static func reorient(
         _ pixels: [UInt8], bytesPerRow: Int, width w: Int, height h: Int, orientation: Int
     ) -> [UInt8] {
         let swapsSides = orientation >= 5
         let outWidth = swapsSides ? h : w, outHeight = swapsSides ? w : h
+        let row = bytesPerRow, px = 4
+        // Stored byte offset of displayed (0, dy) = start + dy * rowStep; along the row, + step.
+        let (start, step, rowStep): (Int, Int, Int) = switch orientation {
+        case 2: ((w - 1) * px, -px, row)
+        case 3: ((h - 1) * row + (w - 1) * px, -px, -row)
+        case 4: ((h - 1) * row, px, -row)
+        case 5: (0, row, px)
+        case 6: ((h - 1) * row, -row, px)
+        case 7: ((h - 1) * row + (w - 1) * px, -row, -px)
+        case 8: ((w - 1) * px, row, -px)
+        default: (0, px, row)
+        }
         var out = [UInt8](repeating: 0, count: outWidth * outHeight * 4)
-        for dy in 0..<outHeight {
-            for dx in 0..<outWidth {
-                let (sx, sy): (Int, Int) = switch orientation {
-                case 2: (w - 1 - dx, dy)
-                case 3: (w - 1 - dx, h - 1 - dy)
-                case 4: (dx, h - 1 - dy)
-                case 5: (dy, dx)
-                case 6: (dy, h - 1 - dx)
-                case 7: (w - 1 - dy, h - 1 - dx)
-                default: (w - 1 - dy, dx)  // 8
+        pixels.withUnsafeBytes { source in
+            out.withUnsafeMutableBytes { target in
+                for dy in 0..<outHeight {
+                    var s = start + dy * rowStep, d = dy * outWidth * px
+                    for _ in 0..<outWidth {
+                        target.storeBytes(of: source.loadUnaligned(fromByteOffset: s, as: UInt32.self), toByteOffset: d, as: UInt32.self)
+                        s += step
+                        d += px
+                    }
                 }
-                let s = sy * bytesPerRow + sx * 4, d = (dy * outWidth + dx) * 4
-                out[d] = pixels[s]; out[d + 1] = pixels[s + 1]; out[d + 2] = pixels[s + 2]; out[d + 3] = pixels[s + 3]
             }
         }
         return out

@@ -10,7 +10,7 @@
 ///     var identifier: String { "com.example.sepia" }
 ///     func process(_ image: Image) throws(ImageProcessingError) -> Image { … }
 /// }
-/// let request = ImageRequest(url: url).processed(by: [.resize(width: 256, height: 256), Sepia()])
+/// let thumbnail = try image.processed(by: [.resize(width: 256, height: 256), Sepia()])
 /// ```
 public protocol ImageProcessing: Sendable {
     /// A stable name for this processor and its parameters, used in cache keys.
@@ -39,36 +39,45 @@ public enum ImageProcessingError: Error, Sendable, Equatable, CustomStringConver
 
 extension Image {
     /// The image after `processors`, in order. An animation is processed frame by frame when
-    /// `animated` is true (the pipeline's `transformAnimatedImage` option); otherwise its first
-    /// frame is processed and the result is a still image.
+    /// `animated` is true (the pipeline's `transformAnimatedImage` option), keeping every frame's
+    /// duration and the loop count; otherwise its first frame is processed and the result is a
+    /// still image. Processors see the picture upright: an EXIF ``orientation`` is applied first.
     ///
     /// ```swift
     /// let avatar = try image.processed(by: [.resize(width: 96, height: 96, mode: .fill), .circle()])
     /// ```
     public func processed(by processors: [any ImageProcessing], animated: Bool = false) throws(ImageProcessingError) -> Image {
         guard !processors.isEmpty else { return self }
-        if animated, frames.count > 1 {
-            var processedFrames: [ImageFrame] = []
-            processedFrames.reserveCapacity(frames.count)
-            var first: Image?
-            for index in frames.indices {
-                var frame = frame(at: index)
-                for processor in processors { frame = try processor.process(frame) }
-                processedFrames.append(ImageFrame(pixels: frame.pixels, duration: frames[index].duration))
-                if first == nil { first = frame }
-            }
-            guard var result = first else { return self }
-            // Every frame must share the first frame's size; processors are deterministic in size.
-            guard processedFrames.allSatisfy({ $0.pixels.count == result.pixels.count }) else {
-                throw .invalidParameter(processor: processors.map(\.identifier).joined(separator: ","), reason: "frames changed size unevenly")
-            }
-            result.frames = processedFrames
-            result.frameCount = processedFrames.count
-            result.loopCount = loopCount
-            return result
+        let upright = oriented()
+        guard animated, upright.frames.count > 1 else {
+            var image = upright.frames.count > 1 ? upright.frame(at: 0) : upright
+            for processor in processors { image = try processor.process(image) }
+            return image
         }
-        var image = frames.count > 1 ? frame(at: 0) : self
-        for processor in processors { image = try processor.process(image) }
-        return image
+        var processedFrames: [ImageFrame] = []
+        processedFrames.reserveCapacity(upright.frames.count)
+        var first: Image?
+        var opaque = true
+        for index in upright.frames.indices {
+            var frame = upright.frame(at: index)
+            for processor in processors { frame = try processor.process(frame) }
+            // Processors give packed rows, but a custom one might not: frames must be packed.
+            let pixels = frame.packedPixels
+            if let first, frame.pixelWidth != first.pixelWidth || frame.pixelHeight != first.pixelHeight {
+                throw .invalidParameter(
+                    processor: processors.map(\.identifier).joined(separator: ","), reason: "frames changed size unevenly")
+            }
+            processedFrames.append(ImageFrame(pixels: pixels, duration: upright.frames[index].duration))
+            opaque = opaque && frame.isOpaque
+            if first == nil { first = frame }
+        }
+        guard var result = first else { return self }
+        result.pixels = processedFrames[0].pixels
+        result.bytesPerRow = result.pixelWidth * 4
+        result.frames = processedFrames
+        result.frameCount = processedFrames.count
+        result.loopCount = loopCount
+        result.isOpaque = opaque
+        return result
     }
 }

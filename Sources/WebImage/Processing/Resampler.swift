@@ -1,13 +1,16 @@
-/// High-quality downscaling of premultiplied RGBA8 pixels by area averaging (a box filter
-/// with exact fractional coverage).
+/// Resampling of premultiplied RGBA8 pixels, each axis on its own: area averaging where an axis
+/// shrinks, bilinear interpolation where it grows.
 ///
-/// Each output pixel is the average of the source area it covers, edge pixels weighted by the
-/// fraction that falls inside. Averaging premultiplied values keeps colours right at
-/// transparent edges (no dark fringes). For reduction — thumbnails — area averaging is what
-/// Pillow's `reduce` and ImageMagick's `-scale` do: no ringing (unlike Lanczos), no aliasing
-/// (unlike bilinear sampling), and it needs only the source rows that cover one output row at
-/// a time, so memory stays at one output row of accumulators. Enlarging works too (it becomes
-/// a blend of the one or two nearest pixels) but is not what it is built for.
+/// **Shrinking** averages the source area each output pixel covers (a box filter with exact
+/// fractional coverage, edge pixels weighted by the part inside). For reduction — thumbnails —
+/// that is what Pillow's `reduce` and ImageMagick's `-scale` do: no ringing (unlike Lanczos), no
+/// aliasing (unlike bilinear sampling). **Growing** interpolates between the two nearest source
+/// pixels (a triangle filter on pixel centres, edges clamped, as Pillow's `BILINEAR`), so
+/// enlargements are smooth instead of blocky. Averaging premultiplied values keeps colours right
+/// at transparent edges (no dark fringes).
+///
+/// Rows are filtered horizontally once each and kept in a small ring of rows, so memory stays
+/// at a few output rows whatever the image size.
 ///
 /// ```swift
 /// let (w, h) = Resampler.fittingSize(width: 4000, height: 3000, maxWidth: 256, maxHeight: 256)
@@ -49,21 +52,35 @@ public enum Resampler {
     ) -> [UInt8] {
         precondition(width > 0 && height > 0 && toWidth > 0 && toHeight > 0, "sizes must be positive")
         precondition(pixels.count >= bytesPerRow * (height - 1) + width * 4, "buffer too small")
-        let columns = spans(source: width, target: toWidth)
-        let rows = spans(source: height, target: toHeight)
+        let columns = Filter(source: width, target: toWidth)
+        let rows = Filter(source: height, target: toHeight)
+        // Horizontally filtered source rows, kept while later output rows may still need them:
+        // the rows one output row reads are consecutive, so `ringSize` slots never collide.
+        let ringSize = rows.maxTaps
+        var ring = [SIMD4<Float>](repeating: .zero, count: ringSize * toWidth)
+        var ringRow = [Int](repeating: -1, count: ringSize)
         var output = [UInt8](repeating: 0, count: toWidth * toHeight * 4)
-        var accumulator = [Float](repeating: 0, count: toWidth * 4)
-        var line = [Float](repeating: 0, count: toWidth * 4)
         pixels.withUnsafeBufferPointer { src in
             output.withUnsafeMutableBufferPointer { dst in
-                for (y, rowSpan) in rows.enumerated() {
-                    for i in accumulator.indices { accumulator[i] = 0 }
-                    for (k, weight) in rowSpan.weights.enumerated() {
-                        reduceRow(src, offset: (rowSpan.first + k) * bytesPerRow, columns: columns, into: &line)
-                        for i in accumulator.indices { accumulator[i] += line[i] * weight }
+                ring.withUnsafeMutableBufferPointer { ring in
+                    for y in 0..<toHeight {
+                        let taps = rows.taps(y)
+                        for row in taps.first..<(taps.first + taps.count) where ringRow[row % ringSize] != row {
+                            ringRow[row % ringSize] = row
+                            filterRow(src, offset: row * bytesPerRow, columns: columns,
+                                      into: UnsafeMutableBufferPointer(rebasing: ring[(row % ringSize * toWidth)...]))
+                        }
+                        for x in 0..<toWidth {
+                            var sum = SIMD4<Float>.zero
+                            for k in 0..<taps.count {
+                                sum += ring[(taps.first + k) % ringSize * toWidth + x] * rows.weights[taps.weightOffset + k]
+                            }
+                            let rounded = (sum + 0.5).clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 255))
+                            let base = (y * toWidth + x) * 4
+                            dst[base] = UInt8(rounded[0]); dst[base + 1] = UInt8(rounded[1])
+                            dst[base + 2] = UInt8(rounded[2]); dst[base + 3] = UInt8(rounded[3])
+                        }
                     }
-                    let base = y * toWidth * 4
-                    for i in accumulator.indices { dst[base + i] = UInt8(min(255, accumulator[i] + 0.5)) }
                 }
             }
         }
@@ -72,39 +89,66 @@ public enum Resampler {
 
     // MARK: - Internals
 
-    /// The source pixels one output pixel covers: the first index and one weight per pixel,
-    /// weights summing to 1.
-    struct Span {
-        var first: Int
-        var weights: [Float]
-    }
+    /// One axis's filter: for each output index, the consecutive source pixels it reads and their
+    /// weights (summing to 1), stored flat.
+    struct Filter {
+        var firsts: [Int] = []
+        var counts: [Int] = []
+        var weightOffsets: [Int] = []
+        var weights: [Float] = []
 
-    static func spans(source: Int, target: Int) -> [Span] {
-        let scale = Double(source) / Double(target)
-        return (0..<target).map { i in
+        init(source: Int, target: Int) {
+            let scale = Double(source) / Double(target)
+            for i in 0..<target {
+                let (first, taps) = target < source
+                    ? Self.areaTaps(i, scale: scale, source: source)
+                    : Self.triangleTaps(i, scale: scale, source: source)
+                firsts.append(first)
+                counts.append(taps.count)
+                weightOffsets.append(weights.count)
+                weights += taps
+            }
+        }
+
+        var maxTaps: Int { counts.max() ?? 1 }
+
+        func taps(_ i: Int) -> (first: Int, count: Int, weightOffset: Int) { (firsts[i], counts[i], weightOffsets[i]) }
+
+        /// Shrinking: the source pixels the output pixel's area covers, weighted by coverage.
+        static func areaTaps(_ i: Int, scale: Double, source: Int) -> (Int, [Float]) {
             let start = Double(i) * scale, end = min(Double(i + 1) * scale, Double(source))
             let first = min(Int(start), source - 1), last = max(first, min(Int(end.rounded(.up)) - 1, source - 1))
             let weights = (first...last).map { j -> Float in
                 let covered = min(end, Double(j + 1)) - max(start, Double(j))
                 return Float(max(covered, 0) / (end - start))
             }
-            return Span(first: first, weights: weights)
+            return (first, weights)
+        }
+
+        /// Growing (or keeping the size): a triangle one source pixel wide around the output
+        /// pixel's centre, over the source pixels inside the image, normalised.
+        static func triangleTaps(_ i: Int, scale: Double, source: Int) -> (Int, [Float]) {
+            let centre = (Double(i) + 0.5) * scale
+            let first = max(0, Int((centre - 0.5).rounded(.down))), last = min(source - 1, first + 1)
+            let raw = (first...last).map { j in max(0, 1 - abs(Double(j) + 0.5 - centre)) }
+            let total = raw.reduce(0, +)
+            return (first, raw.map { Float(total > 0 ? $0 / total : 1 / Double(raw.count)) })
         }
     }
 
-    private static func reduceRow(_ src: UnsafeBufferPointer<UInt8>, offset: Int, columns: [Span], into line: inout [Float]) {
-        line.withUnsafeMutableBufferPointer { out in
-            for (x, span) in columns.enumerated() {
-                var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
-                var s = offset + span.first * 4
-                for weight in span.weights {
-                    r += Float(src[s]) * weight
-                    g += Float(src[s + 1]) * weight
-                    b += Float(src[s + 2]) * weight
-                    a += Float(src[s + 3]) * weight
+    private static func filterRow(
+        _ src: UnsafeBufferPointer<UInt8>, offset: Int, columns: Filter, into line: UnsafeMutableBufferPointer<SIMD4<Float>>
+    ) {
+        columns.weights.withUnsafeBufferPointer { weights in
+            for x in 0..<columns.firsts.count {
+                var sum = SIMD4<Float>.zero
+                var s = offset + columns.firsts[x] * 4
+                let w = columns.weightOffsets[x]
+                for k in 0..<columns.counts[x] {
+                    sum += SIMD4(Float(src[s]), Float(src[s + 1]), Float(src[s + 2]), Float(src[s + 3])) * weights[w + k]
                     s += 4
                 }
-                out[x * 4] = r; out[x * 4 + 1] = g; out[x * 4 + 2] = b; out[x * 4 + 3] = a
+                line[x] = sum
             }
         }
     }

@@ -10,7 +10,7 @@ internal import Synchronization
 /// data[url.absoluteString] = response.data
 /// if let bytes = data[url.absoluteString] { write(bytes) }
 /// ```
-public final class MemoryDataCache: Sendable {
+public final class MemoryDataCache: DataMemoryCaching {
     /// Total bytes kept; past it, least recently used entries go down to 60 % of it.
     public let costLimit: Int
     /// Entries above this share of `costLimit` are not kept.

@@ -1,0 +1,198 @@
+import Synchronization
+
+/// One piece of work per key, shared by everyone who asks for that key while it runs: the
+/// mechanism behind every stage of the pipeline's task graph (original data, decode, process).
+///
+/// Each subscriber has its own continuation, priority and event handler. The work runs at the
+/// highest priority of its subscribers: joining lifts it, leaving or lowering lowers it, and the
+/// work hears of every change through ``Context/onPriorityChange(_:)`` (a stage passes it on to
+/// the stage below, the data stage to its download). Cancelling one subscriber resumes only that
+/// subscriber; when the last one leaves, the work's task is cancelled, which cancels the
+/// subscriptions it holds below. A finished job is forgotten: the next caller starts a new one.
+///
+/// A mutex, not an actor: joining and leaving are a few dictionary operations and must not cost
+/// a hop. Continuations and event handlers run after the lock is released; priority observers run
+/// under it, so changes reach the stage below in the order they were made (lock order: a stage,
+/// then the stages below it, then the downloader's registry and queue — never upwards).
+final class SharedWork<Key: Hashable & Sendable, Value: Sendable, Event: Sendable>: Sendable {
+    typealias EventHandler = @Sendable (Event) -> Void
+    typealias Work = @Sendable (Context) async throws -> Value
+
+    struct Subscriber {
+        var continuation: CheckedContinuation<Value, any Error>
+        var priority: RequestPriority
+        var onEvent: EventHandler?
+    }
+
+    /// One running job. A class so that joining mutates it in place (a struct copied out of the
+    /// table would copy its subscriber table on every join). Only touched under `jobs`' lock.
+    final class Job {
+        let id: UInt64
+        var subscribers: [UInt64: Subscriber] = [:]
+        /// Subscribers per priority level, so the highest is found in O(1) however many join.
+        var levels = [Int](repeating: 0, count: RequestPriority.allCases.count)
+        var priority: RequestPriority
+        var task: Task<Void, Never>?
+        var priorityObserver: (@Sendable (RequestPriority) -> Void)?
+        var handlers: [EventHandler] { subscribers.values.compactMap(\.onEvent) }
+
+        init(id: UInt64, priority: RequestPriority) {
+            self.id = id
+            self.priority = priority
+        }
+
+        func add(_ id: UInt64, _ subscriber: Subscriber) {
+            subscribers[id] = subscriber
+            levels[subscriber.priority.rawValue] += 1
+        }
+
+        func remove(_ id: UInt64) -> Subscriber? {
+            guard let gone = subscribers.removeValue(forKey: id) else { return nil }
+            levels[gone.priority.rawValue] -= 1
+            return gone
+        }
+
+        func setPriority(_ priority: RequestPriority, of id: UInt64) {
+            guard let old = subscribers[id]?.priority else { return }
+            levels[old.rawValue] -= 1
+            levels[priority.rawValue] += 1
+            subscribers[id]?.priority = priority
+        }
+
+        /// Follows the highest subscriber; tells the observer (under the lock) when it moved.
+        func updatePriority() {
+            guard let top = levels.lastIndex(where: { $0 > 0 }).flatMap(RequestPriority.init(rawValue:)), top != priority else { return }
+            priority = top
+            priorityObserver?(top)
+        }
+    }
+
+    /// What the work sees of its job.
+    struct Context: Sendable {
+        fileprivate let owner: SharedWork
+        let key: Key
+        fileprivate let jobID: UInt64
+
+        /// The highest priority among the subscribers now.
+        var priority: RequestPriority { owner.jobs.withLock { $0[key].flatMap { $0.id == jobID ? $0.priority : nil } ?? .normal } }
+
+        /// Sends `event` to every subscriber (in the order sent).
+        func send(_ event: Event) {
+            let handlers = owner.jobs.withLock { $0[key].flatMap { $0.id == jobID ? $0.handlers : nil } ?? [] }
+            for handler in handlers { handler(event) }
+        }
+
+        /// Calls `observer` with each new job priority (under the registry's lock: keep it short
+        /// and call only stages below). Returns the priority in force when it was registered.
+        @discardableResult
+        func onPriorityChange(_ observer: @escaping @Sendable (RequestPriority) -> Void) -> RequestPriority {
+            owner.jobs.withLock { jobs in
+                guard let job = jobs[key], job.id == jobID else { return .normal }
+                job.priorityObserver = observer
+                return job.priority
+            }
+        }
+    }
+
+    private let jobs = Mutex<[Key: Job]>([:])
+    private let ids = Atomic<UInt64>(0)
+    /// Jobs started (not joined): how many times the work really ran. For tests and metrics.
+    private let started = Atomic<Int>(0)
+
+    var startedCount: Int { started.load(ordering: .relaxed) }
+
+    /// A new subscriber identity, for ``setPriority(_:key:subscriber:)``.
+    func makeSubscriberID() -> UInt64 { ids.add(1, ordering: .relaxed).newValue }
+
+    /// The value of the job for `key`, joining it or starting `work` if none runs.
+    func value(
+        for key: Key, subscriber id: UInt64, priority: RequestPriority, onEvent: EventHandler? = nil,
+        work: @escaping Work
+    ) async throws -> Value {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
+                let subscriber = Subscriber(continuation: continuation, priority: priority, onEvent: onEvent)
+                let newJob: UInt64? = jobs.withLock { jobs in
+                    // Checked under the lock: either this sees the cancellation or `leave` sees us.
+                    guard !Task.isCancelled else { return 0 }
+                    if let job = jobs[key] {
+                        job.add(id, subscriber)
+                        job.updatePriority()
+                        return nil
+                    }
+                    let jobID = ids.add(1, ordering: .relaxed).newValue
+                    let job = Job(id: jobID, priority: priority)
+                    job.add(id, subscriber)
+                    jobs[key] = job
+                    return jobID
+                }
+                switch newJob {
+                case nil: return
+                case 0?: continuation.resume(throwing: CancellationError())
+                case let jobID?:
+                    started.add(1, ordering: .relaxed)
+                    let context = Context(owner: self, key: key, jobID: jobID)
+                    let task = Task.detached(priority: priority.taskPriority) {
+                        let result: Result<Value, any Error>
+                        do { result = .success(try await work(context)) } catch { result = .failure(error) }
+                        self.finish(key, jobID, result)
+                    }
+                    let cancelled = jobs.withLock { jobs -> Bool in
+                        guard let job = jobs[key], job.id == jobID else { return false }
+                        job.task = task
+                        return job.subscribers.isEmpty
+                    }
+                    if cancelled { task.cancel() }
+                }
+            }
+        } onCancel: {
+            leave(key, subscriber: id)
+        }
+    }
+
+    /// Changes one subscriber's priority; the job follows its highest subscriber.
+    func setPriority(_ priority: RequestPriority, key: Key, subscriber id: UInt64) {
+        jobs.withLock { jobs in
+            guard let job = jobs[key] else { return }
+            job.setPriority(priority, of: id)
+            job.updatePriority()
+        }
+    }
+
+    /// Whether a job for `key` is running (for tests and the prefetcher).
+    func isRunning(_ key: Key) -> Bool { jobs.withLock { $0[key] != nil } }
+
+    private func leave(_ key: Key, subscriber id: UInt64) {
+        let (continuation, task) = jobs.withLock { jobs -> (CheckedContinuation<Value, any Error>?, Task<Void, Never>?) in
+            guard let job = jobs[key], let gone = job.remove(id) else { return (nil, nil) }
+            if job.subscribers.isEmpty {
+                jobs[key] = nil
+                return (gone.continuation, job.task)
+            }
+            job.updatePriority()
+            return (gone.continuation, nil)
+        }
+        continuation?.resume(throwing: CancellationError())
+        task?.cancel()
+    }
+
+    private func finish(_ key: Key, _ jobID: UInt64, _ result: Result<Value, any Error>) {
+        let subscribers = jobs.withLock { jobs -> [Subscriber] in
+            guard let job = jobs[key], job.id == jobID else { return [] }
+            jobs[key] = nil
+            return Array(job.subscribers.values)
+        }
+        for subscriber in subscribers { subscriber.continuation.resume(with: result) }
+    }
+}
+
+extension RequestPriority {
+    /// The Swift task priority a job at this priority runs at.
+    var taskPriority: TaskPriority {
+        switch self {
+        case .veryLow, .low: .low
+        case .normal: .medium
+        case .high, .veryHigh: .high
+        }
+    }
+}

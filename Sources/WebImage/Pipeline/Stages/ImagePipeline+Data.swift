@@ -1,0 +1,111 @@
+public import Foundation
+import Logging
+
+extension ImagePipeline {
+    /// The data stage's sharing key: the data key plus what changes how the bytes are found.
+    func dataJobKey(_ request: ImageRequest) -> String {
+        let mask: ImageLoadingOptions = [.refreshCached, .fromCacheOnly, .fromLoaderOnly, .queryMemoryData, .disableDiskRead, .retryFailed]
+        var key = "\(request.options.intersection(mask).rawValue)"
+        if request.options.contains(.progressiveLoad) { key += "p" }
+        if let downloader = request.context.downloader { key += "@\(ObjectIdentifier(downloader).hashValue)" }
+        return key + "|" + request.dataKey
+    }
+
+    /// The original bytes, shared by every stage and caller that needs them at once.
+    func originalData(
+        for request: ImageRequest, in parent: (any StageContext)?, onEvent: @escaping @Sendable (StageEvent) -> Void
+    ) async throws -> OriginalData {
+        let key = dataJobKey(request)
+        let id = dataWork.makeSubscriberID()
+        var priority = request.priority
+        if let parent {
+            priority = parent.onPriorityChange { [dataWork] changed in dataWork.setPriority(changed, key: key, subscriber: id) }
+        }
+        return try await dataWork.value(for: key, subscriber: id, priority: priority, onEvent: onEvent) { context in
+            try await self.fetchOriginal(request, context: context)
+        }
+    }
+
+    /// Memory data → disk (fresh, or revalidated) → network, with HTTP semantics.
+    private func fetchOriginal(_ request: ImageRequest, context: DataContext) async throws -> OriginalData {
+        let key = request.dataKey, options = request.options
+        let now = Date()
+        if !options.contains(.fromLoaderOnly), options.contains(.queryMemoryData), let data = configuration.memoryDataCache?[key] {
+            counters.memoryDataHits.add(1, ordering: .relaxed)
+            return OriginalData(data: data, source: .memory)
+        }
+        var stale: DataCacheEntry?
+        if options.readsDisk, let cache = configuration.dataCache, let entry = await cache.entry(for: key) {
+            if entry.metadata.isFresh(at: now) && !options.contains(.refreshCached) || options.contains(.fromCacheOnly) {
+                metrics.diskHits.increment()
+                return OriginalData(data: entry.data, source: .disk)
+            }
+            stale = entry
+        }
+        if options.contains(.fromCacheOnly) { throw ImagePipelineError.notCached }
+        if !options.contains(.retryFailed), let error = failedURLs.error(for: key) {
+            metrics.failedListHits.increment()
+            throw error
+        }
+        var download = request.download
+        download.validators = stale?.metadata.validators
+        if options.contains(.progressiveLoad) {
+            download.wantsPartialData = true
+            download.progressInterval = .milliseconds(50)
+        }
+        let downloader = request.context.downloader ?? configuration.downloader
+        let subscriber = downloader.makeSubscriberID()
+        let identity = download
+        let priority = context.onPriorityChange { changed in downloader.setPriority(changed, request: identity, subscriber: subscriber) }
+        download.priority = priority
+        counters.downloads.add(1, ordering: .relaxed)
+        do {
+            let result = try await downloader.download(download, subscriber: subscriber) { progress in context.send(.progress(progress)) }
+            if options.contains(.retryFailed) { failedURLs.forget(key) }
+            let metadata = configuration.httpCachePolicy.metadata(for: result.response, byteCount: result.data.count, now: Date())
+            if metadata == nil { await configuration.dataCache?.remove(key: key) }  // no-store: drop what an older response left
+            return OriginalData(
+                data: result.data, source: .network, httpResponse: result.response,
+                store: metadata.map { DeferredStore(key: key, data: result.data, metadata: $0) })
+        } catch .notModified(let response) {
+            guard let stale else { throw ImagePipelineError.loadingFailed(.notModified(response)) }
+            let refreshed = configuration.httpCachePolicy.refreshed(stale.metadata, with: response, now: Date())
+            await configuration.dataCache?.updateMetadata(refreshed, for: key)
+            metrics.revalidations.increment()
+            return OriginalData(data: stale.data, source: .disk, httpResponse: response, isRevalidated: true)
+        } catch {
+            if error == .cancelled { throw ImagePipelineError.cancelled }
+            if let stale, configuration.httpCachePolicy.staleIfError, error.isTransient {
+                logger.warning("revalidation failed; serving the stale entry", metadata: ["url": "\(request.url)", "error": "\(error)"])
+                metrics.staleServed.increment()
+                return OriginalData(data: stale.data, source: .disk, isStale: true)
+            }
+            let failure = ImagePipelineError.loadingFailed(error)
+            failedURLs.remember(failure, for: key)
+            throw failure
+        }
+    }
+
+    /// Writes the original bytes once they are known to be an image, if the request allows.
+    func commitOriginal(_ original: OriginalData, request: ImageRequest) async {
+        guard let store = original.store else { return }
+        let policy = request.context.storePolicy
+        if policy.original.contains(.memory), !request.options.contains(.disableMemoryWrite) {
+            configuration.memoryDataCache?[store.key] = store.data
+        }
+        guard policy.original.contains(.disk), !request.options.contains(.disableDiskWrite),
+              let cache = configuration.dataCache, store.claim() else { return }
+        await write(request) {
+            do {
+                try await cache.store(store.data, metadata: store.metadata, for: store.key)
+            } catch {
+                self.metrics.diskStoreFailures.increment()  // logged by the cache; the image is still delivered
+            }
+        }
+    }
+
+    /// Runs a cache write now (``ImageLoadingOptions/waitStoreCache``) or in the background.
+    func write(_ request: ImageRequest, _ body: @escaping @Sendable () async -> Void) async {
+        if request.options.contains(.waitStoreCache) { await body() } else { pendingStores.run(body) }
+    }
+}

@@ -1,0 +1,88 @@
+public import Foundation
+import Logging
+import Synchronization
+import Tracing
+
+extension ImagePipeline {
+    /// The decoded original (thumbnail, first frame, scale-down applied), shared by every
+    /// variant of one URL that decodes it the same way.
+    func decodedImage(for request: ImageRequest, in parent: any StageContext) async throws -> DecodedImage {
+        let key = dataJobKey(request) + "#" + request.decodeSuffix + (request.options.contains(.avoidDecode) ? ";header" : "")
+        let id = decodeWork.makeSubscriberID()
+        let priority = parent.onPriorityChange { [decodeWork] changed in decodeWork.setPriority(changed, key: key, subscriber: id) }
+        return try await decodeWork.value(for: key, subscriber: id, priority: priority, onEvent: { parent.send($0) }) { context in
+            try await withSpan("webimage.decode") { _ in try await self.decode(request, context: context) }
+        }
+    }
+
+    private func decode(_ request: ImageRequest, context: DecodeContext) async throws -> DecodedImage {
+        let coders = request.context.coders ?? configuration.coders
+        let previews = request.options.contains(.progressiveLoad)
+            ? PreviewMaker(ProgressiveDecoder(decoder: coders, options: decodingOptions(for: request, header: nil), minimumInterval: request.context.previewInterval))
+            : nil
+        let original = try await originalData(for: request, in: context) { event in
+            context.send(event)
+            if case .progress(let progress) = event, let partial = progress.partialData, let previews,
+               progress.expected.map({ progress.received < $0 }) ?? true,
+               let preview = previews.preview(from: partial) {
+                context.send(.preview(preview))
+            }
+        }
+        do {
+            let image = try decode(original.data, request: request, coders: coders)
+            await commitOriginal(original, request: request)
+            return DecodedImage(image: image, original: original)
+        } catch {
+            logger.debug("decoding failed", metadata: ["url": "\(request.url)", "source": "\(original.source)", "error": "\(error)"])
+            guard original.source == .disk, !request.options.contains(.fromCacheOnly) else {
+                if original.source == .network { failedURLs.remember(.decodingFailed(error), for: request.dataKey) }
+                throw ImagePipelineError.decodingFailed(error)
+            }
+            // A cached entry that passed its checksum but does not decode: drop it, download again.
+            logger.warning("undecodable disk cache entry removed", metadata: ["key": "\(request.dataKey)", "error": "\(error)"])
+            await configuration.dataCache?.remove(key: request.dataKey)
+            return try await decode(request.options(.fromLoaderOnly), context: context)
+        }
+    }
+
+    private func decode(_ data: Data, request: ImageRequest, coders: ImageCoderRegistry) throws(ImageDecodingError) -> Image {
+        let scale = Image.scaleFactor(forKey: request.dataKey)
+        if request.options.contains(.avoidDecode) {
+            return Image(header: try coders.readHeader(data), scale: scale)
+        }
+        let header = request.options.contains(.scaleDownLargeImages) ? try coders.readHeader(data) : nil
+        var options = decodingOptions(for: request, header: header)
+        options.scale = scale
+        counters.decodes.add(1, ordering: .relaxed)
+        let started = ContinuousClock.now
+        defer { metrics.decodeDuration.recordNanoseconds((ContinuousClock.now - started).nanoseconds) }
+        return try coders.decode(data, options: options)
+    }
+
+    /// The pipeline's decoding options with the request's thumbnail, first-frame and
+    /// scale-down settings.
+    func decodingOptions(for request: ImageRequest, header: ImageHeader?) -> ImageDecodingOptions {
+        var options = configuration.decodingOptions
+        if request.options.contains(.decodeFirstFrameOnly) { options.firstFrameOnly = true }
+        var side = request.context.thumbnailMaxPixelSize
+        if let header, header.pixelWidth > 0, header.pixelHeight > 0 {
+            let frames = options.firstFrameOnly ? 1 : max(1, header.frameCount)
+            let bytes = Double(header.pixelWidth) * Double(header.pixelHeight) * 4 * Double(frames)
+            let budget = Double(request.context.scaleDownLimitBytes)
+            if bytes > budget {
+                let factor = (budget / bytes).squareRoot()
+                let fitting = max(1, Int(Double(max(header.pixelWidth, header.pixelHeight)) * factor))
+                side = min(side ?? .max, fitting)
+            }
+        }
+        options.thumbnailMaxPixelSize = side
+        return options
+    }
+}
+
+/// The progressive decoder of one decode job (its events arrive one at a time, from the download).
+final class PreviewMaker: Sendable {
+    private let decoder: Mutex<ProgressiveDecoder>
+    init(_ decoder: ProgressiveDecoder) { self.decoder = Mutex(decoder) }
+    func preview(from prefix: Data) -> Image? { decoder.withLock { $0.update(with: prefix) } }
+}

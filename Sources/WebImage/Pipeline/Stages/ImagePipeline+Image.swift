@@ -1,0 +1,120 @@
+public import Foundation
+import Logging
+import Tracing
+
+extension ImagePipeline {
+    /// The image stage's sharing key: the image key plus the options that change how it is made.
+    func imageJobKey(_ request: ImageRequest) -> String {
+        var key = dataJobKey(request) + "#" + request.variantSuffix
+        if request.options.contains(.avoidDecode) { key += ";header" }
+        if request.options.contains(.disableMemoryWrite) { key += ";nomem" }
+        return key
+    }
+
+    /// The final image, shared by every caller of one image key. Callers subscribe here only.
+    func sharedImage(
+        for request: ImageRequest, subscriber id: UInt64, onEvent: (@Sendable (StageEvent) -> Void)?
+    ) async throws -> ImageResponse {
+        try await imageWork.value(for: imageJobKey(request), subscriber: id, priority: request.priority, onEvent: onEvent) { context in
+            try await withSpan("webimage.image") { span in
+                span.attributes["webimage.url"] = request.url.absoluteString
+                return try await self.makeImage(request, context: context)
+            }
+        }
+    }
+
+    /// Variant on disk → decoded original → processors → caches.
+    func makeImage(_ request: ImageRequest, context: any StageContext) async throws -> ImageResponse {
+        if let cached = await cachedVariant(for: request) { return cached }
+        let decoded = try await decodedImage(for: request, in: ProcessingContext(parent: context, request: request, pipeline: self))
+        var image = decoded.image
+        let processors = request.context.processors
+        if !processors.isEmpty, image.isDecoded {
+            counters.processings.add(1, ordering: .relaxed)
+            do {
+                image = try withSpan("webimage.process") { _ in
+                    try image.processed(by: processors, animated: request.options.contains(.transformAnimatedImage))
+                }
+            } catch let error as ImageProcessingError {
+                throw ImagePipelineError.processingFailed(error)
+            }
+        }
+        await store(image, original: decoded.original, request: request)
+        let source = decoded.original.source
+        switch source {
+        case .network: metrics.networkLoads.increment()
+        case .disk, .memory: break
+        }
+        return ImageResponse(
+            image: image, data: decoded.original.data, source: source, httpResponse: decoded.original.httpResponse,
+            request: request, isRevalidated: decoded.original.isRevalidated, isStale: decoded.original.isStale)
+    }
+
+    /// A processed variant stored on disk earlier (fresh), decoded without processing again.
+    private func cachedVariant(for request: ImageRequest) async -> ImageResponse? {
+        guard request.isVariant, request.options.readsDisk, !request.options.contains(.refreshCached),
+              !request.options.contains(.avoidDecode), request.context.storePolicy.final.contains(.disk),
+              let cache = configuration.dataCache, let entry = await cache.entry(for: request.imageKey) else { return nil }
+        guard entry.metadata.isFresh(at: Date()) else { return nil }
+        let coders = request.context.coders ?? configuration.coders
+        var options = configuration.decodingOptions
+        options.scale = Image.scaleFactor(forKey: request.dataKey)
+        guard let image = try? coders.decode(entry.data, options: options) else {
+            await cache.remove(key: request.imageKey)
+            return nil
+        }
+        counters.variantDiskHits.add(1, ordering: .relaxed)
+        metrics.diskHits.increment()
+        if request.context.storePolicy.final.contains(.memory), !request.options.contains(.disableMemoryWrite) {
+            configuration.memoryCache?[request.imageKey] = image
+        }
+        return ImageResponse(image: image, data: nil, source: .disk, request: request)
+    }
+
+    /// The final image into memory, and a variant's bytes onto disk (per the store policy).
+    private func store(_ image: Image, original: OriginalData, request: ImageRequest) async {
+        guard image.isDecoded else { return }
+        let policy = request.context.storePolicy.final
+        if policy.contains(.memory), !request.options.contains(.disableMemoryWrite) {
+            configuration.memoryCache?[request.imageKey] = image
+        }
+        guard request.isVariant, policy.contains(.disk), !request.options.contains(.disableDiskWrite),
+              let cache = configuration.dataCache else { return }
+        let serializer = request.context.cacheSerializer ?? .default(coders: request.context.coders ?? configuration.coders)
+        guard let bytes = serializer.serialize(image, original.data) else { return }
+        var metadata = original.store?.metadata ?? CacheMetadata(byteCount: bytes.count)
+        metadata.byteCount = bytes.count
+        metadata.contentType = ImageFormat(sniffing: bytes)?.mimeType
+        let stored = metadata
+        await write(request) {
+            do { try await cache.store(bytes, metadata: stored, for: request.imageKey) } catch { self.metrics.diskStoreFailures.increment() }
+        }
+    }
+}
+
+/// The image stage as its decode subscription sees it: priority passes through; previews are
+/// processed like the final image before they go up.
+private struct ProcessingContext: StageContext {
+    let parent: any StageContext
+    let request: ImageRequest
+    let pipeline: ImagePipeline
+
+    func onPriorityChange(_ observer: @escaping @Sendable (RequestPriority) -> Void) -> RequestPriority {
+        parent.onPriorityChange(observer)
+    }
+
+    func send(_ event: StageEvent) {
+        guard case .preview(let preview) = event, !request.context.processors.isEmpty else { return parent.send(event) }
+        if let processed = try? preview.processed(by: request.context.processors) { parent.send(.preview(processed)) }
+    }
+}
+
+extension CacheSerializer {
+    /// The source format when it can be encoded (lossless PNG / high-quality lossy otherwise), else PNG.
+    static func `default`(coders: ImageCoderRegistry) -> CacheSerializer {
+        CacheSerializer { image, _ in
+            let format: ImageFormat = [.jpeg, .png, .webp, .gif].contains(image.format) ? image.format : .png
+            return try? coders.encode(image, as: format, quality: format == .png || format == .gif ? 1 : 0.9)
+        }
+    }
+}

@@ -1,0 +1,37 @@
+public import Foundation
+import Synchronization
+
+/// Events that travel up the task graph, from the download to each caller.
+enum StageEvent: Sendable {
+    case progress(DownloadProgress)
+    case preview(Image)
+}
+
+/// The original bytes of an image as the data stage found them.
+struct OriginalData: Sendable {
+    var data: Data
+    var source: ImageSource
+    var httpResponse: DataResponse?
+    var isRevalidated = false
+    var isStale = false
+    /// The write of these bytes to the disk cache, made once by the first stage above that has
+    /// checked them (a decode, or a header read for a data request); `nil` when nothing to write.
+    var store: DeferredStore?
+}
+
+/// A disk write that waits until someone vouches for the bytes: nothing undecodable is cached.
+final class DeferredStore: Sendable {
+    let key: String
+    let data: Data
+    let metadata: CacheMetadata
+    private let done = Atomic<Bool>(false)
+
+    init(key: String, data: Data, metadata: CacheMetadata) {
+        self.key = key
+        self.data = data
+        self.metadata = metadata
+    }
+
+    /// Claims the write; true for the first caller only.
+    func claim() -> Bool { !done.exchange(true, ordering: .acquiringAndReleasing) }
+}

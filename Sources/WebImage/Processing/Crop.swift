@@ -1,0 +1,76 @@
+extension ImageProcessors {
+    /// Keeps a part of the image: a rectangle in pixels (`x`, `y` from the top left), or the
+    /// centred square whose side is the shorter side. Exact. A rectangle that does not lie wholly
+    /// inside the image throws ``ImageProcessingError/invalidParameter(processor:reason:)``.
+    /// Identifier: `crop(10,20,100,50)` (x, y, width, height) or `crop(square)`.
+    ///
+    /// ```swift
+    /// let header = try image.processed(by: [.crop(x: 0, y: 0, width: 1200, height: 300)])
+    /// let square = try image.processed(by: [.cropToSquare()])
+    /// ```
+    public struct Crop: ImageProcessing, Hashable {
+        public enum Region: Sendable, Hashable {
+            case rect(x: Int, y: Int, width: Int, height: Int)
+            /// The largest centred square (left and top offsets rounded down).
+            case centerSquare
+        }
+
+        public var region: Region
+
+        public init(_ region: Region) { self.region = region }
+
+        public var identifier: String {
+            switch region {
+            case let .rect(x, y, width, height): "crop(\(x),\(y),\(width),\(height))"
+            case .centerSquare: "crop(square)"
+            }
+        }
+
+        public func process(_ image: Image) throws(ImageProcessingError) -> Image {
+            try checkInput(image)
+            let (x, y, width, height) = rect(in: image)
+            guard width > 0, height > 0, x >= 0, y >= 0, x <= image.pixelWidth - width, y <= image.pixelHeight - height else {
+                throw .invalidParameter(
+                    processor: identifier,
+                    reason: "the rectangle is not inside the \(image.pixelWidth) × \(image.pixelHeight) image")
+            }
+            if (x, y, width, height) == (0, 0, image.pixelWidth, image.pixelHeight) {
+                return image.replacing(pixels: image.packedPixels, width: width, height: height, isOpaque: image.isOpaque)
+            }
+            let rowBytes = width * 4
+            var pixels = [UInt8](repeating: 0, count: rowBytes * height)
+            for row in 0..<height {
+                let start = (y + row) * image.bytesPerRow + x * 4
+                pixels[(row * rowBytes)..<((row + 1) * rowBytes)] = image.pixels[start..<(start + rowBytes)]
+            }
+            return image.replacing(pixels: pixels, width: width, height: height, isOpaque: image.isOpaque || PixelOperations.isOpaque(pixels))
+        }
+
+        private func rect(in image: Image) -> (Int, Int, Int, Int) {
+            switch region {
+            case let .rect(x, y, width, height): return (x, y, width, height)
+            case .centerSquare:
+                let side = min(image.pixelWidth, image.pixelHeight)
+                return ((image.pixelWidth - side) / 2, (image.pixelHeight - side) / 2, side, side)
+            }
+        }
+    }
+}
+
+extension ImageProcessing where Self == ImageProcessors.Crop {
+    /// Keeps the rectangle at (`x`, `y`) of `width × height` pixels.
+    ///
+    /// ```swift
+    /// let corner = try image.processed(by: [.crop(x: 0, y: 0, width: 64, height: 64)])
+    /// ```
+    public static func crop(x: Int, y: Int, width: Int, height: Int) -> Self {
+        .init(.rect(x: x, y: y, width: width, height: height))
+    }
+
+    /// Keeps the centred square whose side is the image's shorter side.
+    ///
+    /// ```swift
+    /// let square = try image.processed(by: [.cropToSquare()])
+    /// ```
+    public static func cropToSquare() -> Self { .init(.centerSquare) }
+}

@@ -1,0 +1,48 @@
+extension ImageProcessors {
+    /// Mirrors the image: `.horizontal` swaps left and right, `.vertical` top and bottom.
+    /// Exact (pixels move, none change). Identifier: `flip(horizontal)` or `flip(vertical)`.
+    ///
+    /// ```swift
+    /// let mirrored = try image.processed(by: [.flip(.horizontal)])
+    /// ```
+    public struct Flip: ImageProcessing, Hashable {
+        public enum Axis: String, Sendable, Hashable {
+            /// Left becomes right.
+            case horizontal
+            /// Top becomes bottom.
+            case vertical
+        }
+
+        public var axis: Axis
+
+        public init(_ axis: Axis) { self.axis = axis }
+
+        public var identifier: String { "flip(\(axis.rawValue))" }
+
+        public func process(_ image: Image) throws(ImageProcessingError) -> Image {
+            try checkInput(image)
+            // EXIF orientations 2 and 4 are exactly these mirrors.
+            return image.reoriented(axis == .horizontal ? 2 : 4)
+        }
+    }
+}
+
+extension ImageProcessing where Self == ImageProcessors.Flip {
+    /// Mirrors the image along `axis`.
+    ///
+    /// ```swift
+    /// let upsideDown = try image.processed(by: [.flip(.vertical)])
+    /// ```
+    public static func flip(_ axis: ImageProcessors.Flip.Axis) -> Self { .init(axis) }
+}
+
+extension Image {
+    /// The still image moved as EXIF `orientation` describes (2–8), whatever ``orientation`` says.
+    func reoriented(_ orientation: Int) -> Image {
+        let swapsSides = orientation >= 5
+        let pixels = Self.reorient(pixels, bytesPerRow: bytesPerRow, width: pixelWidth, height: pixelHeight, orientation: orientation)
+        return replacing(
+            pixels: pixels, width: swapsSides ? pixelHeight : pixelWidth, height: swapsSides ? pixelWidth : pixelHeight,
+            isOpaque: isOpaque)
+    }
+}

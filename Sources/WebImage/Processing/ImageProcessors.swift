@@ -1,0 +1,70 @@
+/// The built-in processors. Each is a small `Hashable` value whose ``ImageProcessing/identifier``
+/// names every parameter; create them through the static helpers on ``ImageProcessing``:
+///
+/// ```swift
+/// let avatar = try image.processed(by: [.resize(width: 96, height: 96, mode: .fill), .circle()])
+/// let banner = try image.processed(by: [.crop(x: 0, y: 40, width: 1200, height: 300), .gaussianBlur(radius: 4)])
+/// ```
+///
+/// Every processor works on premultiplied RGBA8 (see ``Image``) and returns a still image with
+/// packed rows (`bytesPerRow == 4 * pixelWidth`); ``Image/processed(by:animated:)`` applies them
+/// frame by frame to animations. Bad parameters throw ``ImageProcessingError``, never trap.
+public enum ImageProcessors {
+    /// The largest result, in pixels, a processor may produce (the decoders' default limit):
+    /// an upscale or a rotation past it throws ``ImageProcessingError/tooLarge(width:height:)``.
+    public static let maxPixelCount = 50_000_000
+}
+
+extension Image {
+    /// A still image of `width × height` packed pixels with this image's metadata.
+    func replacing(pixels: [UInt8], width: Int, height: Int, isOpaque: Bool) -> Image {
+        var result = self
+        result.pixels = pixels
+        result.pixelWidth = width
+        result.pixelHeight = height
+        result.bytesPerRow = width * 4
+        result.isOpaque = isOpaque
+        result.frames = []
+        return result
+    }
+
+    /// The pixels with rows packed (`4 * pixelWidth` bytes each): the stored array when it
+    /// already is. Call after `checkInput`, which proves the buffer holds every row.
+    var packedPixels: [UInt8] {
+        let rowBytes = pixelWidth * 4
+        guard bytesPerRow != rowBytes else { return pixels }
+        var packed = [UInt8](repeating: 0, count: rowBytes * pixelHeight)
+        for y in 0..<pixelHeight {
+            packed[(y * rowBytes)..<((y + 1) * rowBytes)] = pixels[(y * bytesPerRow)..<(y * bytesPerRow + rowBytes)]
+        }
+        return packed
+    }
+}
+
+extension ImageProcessing {
+    /// Throws unless `width × height` is a size a processor may produce.
+    func checkOutputSize(width: Int, height: Int) throws(ImageProcessingError) {
+        guard width > 0, height > 0 else {
+            throw .invalidParameter(processor: identifier, reason: "the result would be \(width) × \(height) pixels")
+        }
+        guard width <= ImageProcessors.maxPixelCount / height else { throw .tooLarge(width: width, height: height) }
+    }
+
+    /// Throws unless the image has pixels to process.
+    func checkInput(_ image: Image) throws(ImageProcessingError) {
+        guard image.pixelWidth > 0, image.pixelHeight > 0,
+              image.bytesPerRow >= image.pixelWidth * 4,
+              image.pixels.count >= image.bytesPerRow * (image.pixelHeight - 1) + image.pixelWidth * 4
+        else {
+            throw .invalidParameter(processor: identifier, reason: "the image has no pixels (\(image.pixelWidth) × \(image.pixelHeight))")
+        }
+    }
+}
+
+/// Formats a parameter for an identifier: whole numbers without a fraction (`2`), others with
+/// up to three decimals (`2.5`, `0.333`), so identifiers stay short and stable.
+func identifierNumber(_ value: Double) -> String {
+    if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
+    let thousandths = (value * 1000).rounded() / 1000
+    return String(thousandths)
+}

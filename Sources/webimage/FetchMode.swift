@@ -1,0 +1,41 @@
+import Foundation
+import WebImage
+
+/// One image as `fetch` writes it.
+struct FetchedImage: Sendable {
+    var data: Data
+    var format: ImageFormat
+    var source: ImageSource
+    var revalidated: Bool
+    /// The URL whose last path component names the file (its extension follows the format).
+    var nameURL: URL
+}
+
+/// How `fetch` turns a URL into bytes: the original through ``ImagePipeline/data(for:)`` (only
+/// the header is read), fully decoded with `--verify`, or decoded, transformed and re-encoded
+/// with `--resize` / `--format`.
+struct FetchMode: Sendable {
+    var transform: OutputTransform?
+    var verify: Bool
+    var options: ImageLoadingOptions
+
+    func fetch(_ request: ImageRequest, pipeline: ImagePipeline) async throws -> FetchedImage {
+        if let transform {
+            var imageRequest = request
+            if let side = transform.decodingOptions.thumbnailMaxPixelSize { imageRequest = imageRequest.thumbnail(maxPixelSize: side) }
+            if transform.decodingOptions.firstFrameOnly { imageRequest = imageRequest.options(.decodeFirstFrameOnly) }
+            let response = try await pipeline.image(for: imageRequest)
+            let (data, format) = try transform.apply(to: response.image)
+            return FetchedImage(
+                data: data, format: format, source: response.source, revalidated: response.isRevalidated,
+                nameURL: request.url.deletingPathExtension().appendingPathExtension(format.fileExtension))
+        }
+        let original = try await pipeline.data(for: request)
+        if verify {
+            _ = try pipeline.configuration.coders.decode(original.data, options: pipeline.configuration.decodingOptions)
+        }
+        return FetchedImage(
+            data: original.data, format: original.header.format,
+            source: original.source, revalidated: original.isRevalidated, nameURL: request.url)
+    }
+}

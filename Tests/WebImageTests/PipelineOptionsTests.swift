@@ -1,0 +1,204 @@
+import Foundation
+import Testing
+import WebImage
+import WebImageOrigin
+
+@Suite("Pipeline options and the two keys")
+struct PipelineOptionsTests {
+    @Test func thumbnailAndOriginalOfOneURLAreCachedApart() async throws {
+        try await withOrigin { origin in
+            let directory = temporaryDirectory()
+            let memory = MemoryCache()
+            let pipeline = try makeTestPipeline(cacheDirectory: directory, memory: memory)
+            let url = origin.imageURL("photo.jpg")
+            let original = ImageRequest(url: url, options: .waitStoreCache)
+            let thumbnail = original.thumbnail(maxPixelSize: 100)
+            #expect(original.dataKey == thumbnail.dataKey)
+            #expect(original.imageKey != thumbnail.imageKey)
+            #expect(original.imageKey == url.absoluteString)
+
+            #expect(try await pipeline.image(for: original).image.pixelWidth == 1000)
+            #expect(try await pipeline.image(for: thumbnail).image.pixelWidth == 100)
+            #expect(memory[original.imageKey]?.pixelWidth == 1000)
+            #expect(memory[thumbnail.imageKey]?.pixelWidth == 100)
+            #expect(origin.requestCount(path: "/images/photo.jpg") == 1)  // the thumbnail reused the disk's original
+            let disk = try DiskCache(directory: directory)
+            #expect(await disk.data(for: original.dataKey) == SampleFiles.standard["photo.jpg"])
+            let variant = try #require(await disk.data(for: thumbnail.imageKey))
+            #expect(try ImageCoderRegistry.default.readHeader(variant).pixelWidth == 100)
+        }
+    }
+
+    @Test func processedVariantsNeverCollideAndAreNotProcessedAgainFromDisk() async throws {
+        try await withOrigin { origin in
+            let directory = temporaryDirectory()
+            let url = origin.imageURL("logo.png")
+            let half = ImageRequest(url: url, options: .waitStoreCache).processed(by: [KeepLeft(fraction: 0.5)])
+            let quarter = ImageRequest(url: url, options: .waitStoreCache).processed(by: [KeepLeft(fraction: 0.25)])
+            #expect(Set([half.imageKey, quarter.imageKey, ImageRequest(url: url).imageKey]).count == 3)
+            let first = try makeTestPipeline(cacheDirectory: directory)
+            #expect(try await first.image(for: half).image.pixelWidth == 128)
+            #expect(try await first.image(for: quarter).image.pixelWidth == 64)
+            #expect(first.statistics.processings == 2)
+
+            let second = try makeTestPipeline(cacheDirectory: directory)
+            let again = try await second.image(for: half)
+            #expect(again.source == .disk)
+            #expect(again.image.pixelWidth == 128)
+            #expect(second.statistics.processings == 0 && second.statistics.decodes == 0 && second.statistics.variantDiskHits == 1)
+            #expect(origin.requestCount(path: "/images/logo.png") == 1)
+        }
+    }
+
+    @Test func fromCacheOnlyNeverTouchesTheNetwork() async throws {
+        try await withOrigin { origin in
+            let pipeline = try makeTestPipeline(cacheDirectory: temporaryDirectory())
+            let request = ImageRequest(url: origin.imageURL("small.jpg"), options: .fromCacheOnly)
+            await #expect(throws: ImagePipelineError.notCached) { _ = try await pipeline.image(for: request) }
+            await #expect(throws: ImagePipelineError.notCached) { _ = try await pipeline.data(for: request) }
+            #expect(origin.totalRequests == 0)
+            _ = try await pipeline.image(for: ImageRequest(url: origin.imageURL("small.jpg"), options: .waitStoreCache))
+            #expect(try await pipeline.image(for: request).source == .memory)
+            #expect(try await pipeline.data(for: request).source == .disk)
+            #expect(origin.totalRequests == 1)
+        }
+    }
+
+    @Test func fromLoaderOnlyDownloadsAgainAndStores() async throws {
+        try await withOrigin { origin in
+            let pipeline = try makeTestPipeline(cacheDirectory: temporaryDirectory())
+            let url = origin.imageURL("small.jpg")
+            _ = try await pipeline.image(for: url)
+            let reload = try await pipeline.image(for: ImageRequest(url: url, options: .fromLoaderOnly))
+            #expect(reload.source == .network)
+            #expect(origin.requestCount(path: "/images/small.jpg") == 2)
+            #expect(try await pipeline.image(for: url).source == .memory)
+        }
+    }
+
+    @Test func memoryAndDiskCanBeSwitchedOffPerRequest() async throws {
+        try await withOrigin { origin in
+            let directory = temporaryDirectory()
+            let memory = MemoryCache()
+            let pipeline = try makeTestPipeline(cacheDirectory: directory, memory: memory)
+            let url = origin.imageURL("small.jpg")
+            let noWrites = ImageRequest(url: url, options: [.disableMemoryWrite, .disableDiskWrite, .waitStoreCache])
+            #expect(try await pipeline.image(for: noWrites).source == .network)
+            #expect(memory.count == 0)
+            #expect(await DiskCache.statistics(of: directory).count == 0)
+
+            _ = try await pipeline.image(for: ImageRequest(url: url, options: .waitStoreCache))
+            #expect(memory.count == 1)
+            let noMemoryRead = try await pipeline.image(for: ImageRequest(url: url, options: .disableMemoryRead))
+            #expect(noMemoryRead.source == .disk)
+            let noReads = try await pipeline.image(for: ImageRequest(url: url, options: [.disableMemoryRead, .disableDiskRead]))
+            #expect(noReads.source == .network)
+            #expect(origin.requestCount(path: "/images/small.jpg") == 3)
+        }
+    }
+
+    @Test func queryDiskDataSyncFindsTheDiskInTheCallingTask() async throws {
+        try await withOrigin { origin in
+            let directory = temporaryDirectory()
+            let url = origin.imageURL("logo.png")
+            _ = try await makeTestPipeline(cacheDirectory: directory).image(for: ImageRequest(url: url, options: .waitStoreCache))
+            let pipeline = try makeTestPipeline(cacheDirectory: directory)
+            let response = try await pipeline.image(for: ImageRequest(url: url, options: .queryDiskDataSync))
+            #expect(response.source == .disk)
+            #expect(pipeline.statistics.imageJobs == 0)  // no shared job was made for it
+        }
+    }
+
+    @Test func scaleDownLargeImagesKeepsPixelsWithinTheBudget() async throws {
+        try await withOrigin { origin in
+            let pipeline = try makeTestPipeline(cacheDirectory: nil)
+            var request = ImageRequest(url: origin.imageURL("photo.jpg"), options: .scaleDownLargeImages)
+            request.context.scaleDownLimitBytes = 400 * 400 * 4
+            let image = try await pipeline.image(for: request).image
+            #expect(image.pixelWidth <= 400 && image.pixelHeight <= 400)
+            #expect(image.pixelWidth >= 300)
+            #expect(image.pixels.count <= 400 * 400 * 4)
+            // Under the budget nothing changes.
+            request.context.scaleDownLimitBytes = 64 << 20
+            #expect(try await pipeline.image(for: request).image.pixelWidth == 1000)
+        }
+    }
+
+    @Test func decodeFirstFrameOnlyAndTransformAnimatedImage() async throws {
+        try await withOrigin { origin in
+            let pipeline = try makeTestPipeline(cacheDirectory: nil)
+            let url = origin.imageURL("spinner.gif")
+            let all = try await pipeline.image(for: url).image
+            #expect(all.frames.count == 6)
+            let first = try await pipeline.image(for: ImageRequest(url: url, options: .decodeFirstFrameOnly)).image
+            #expect(first.frames.isEmpty && first.frameCount == 6)
+
+            let processed = ImageRequest(url: url).processed(by: [KeepLeft(fraction: 0.5)])
+            let still = try await pipeline.image(for: processed).image
+            #expect(still.frames.isEmpty && still.pixelWidth == 48)
+            let animated = try await pipeline.image(for: processed.options(.transformAnimatedImage)).image
+            #expect(animated.frames.count == 6 && animated.pixelWidth == 48)
+            #expect(animated.frames.map(\.duration) == all.frames.map(\.duration))
+        }
+    }
+
+    @Test func avoidDecodeDeliversTheHeaderAndTheBytes() async throws {
+        try await withOrigin { origin in
+            let pipeline = try makeTestPipeline(cacheDirectory: nil)
+            let response = try await pipeline.image(for: ImageRequest(url: origin.imageURL("photo.webp"), options: .avoidDecode))
+            #expect(!response.image.isDecoded)
+            #expect(response.image.pixelWidth == 640 && response.image.pixelHeight == 480 && response.image.format == .webp)
+            #expect(response.data == SampleFiles.standard["photo.webp"])
+            #expect(pipeline.statistics.decodes == 0)
+            #expect(pipeline.cachedImage(for: origin.imageURL("photo.webp")) == nil)
+        }
+    }
+
+    @Test func waitStoreCacheReturnsAfterTheDiskHasTheBytes() async throws {
+        try await withOrigin { origin in
+            let directory = temporaryDirectory()
+            let pipeline = try makeTestPipeline(cacheDirectory: directory)
+            let request = ImageRequest(url: origin.imageURL("small.jpg"), options: .waitStoreCache)
+            _ = try await pipeline.image(for: request)
+            #expect(try await DiskCache(directory: directory).data(for: request.dataKey) == SampleFiles.standard["small.jpg"])
+            // Without the option the write happens later; flushing waits for it.
+            let later = ImageRequest(url: origin.imageURL("logo.png"))
+            _ = try await pipeline.image(for: later)
+            await pipeline.flushPendingStores()
+            #expect(try await DiskCache(directory: directory).data(for: later.dataKey) == SampleFiles.standard["logo.png"])
+        }
+    }
+
+    @Test func dataForRequestNeverDecodesAndRefusesNonImages() async throws {
+        try await withOrigin { origin in
+            let directory = temporaryDirectory()
+            let pipeline = try makeTestPipeline(cacheDirectory: directory)
+            let response = try await pipeline.data(for: ImageRequest(url: origin.imageURL("landscape.jpg"), options: .waitStoreCache))
+            #expect(response.source == .network)
+            #expect(response.header.pixelWidth == 1600 && response.header.format == .jpeg)
+            #expect(pipeline.statistics.decodes == 0)
+            await #expect {
+                _ = try await pipeline.data(for: ImageRequest(url: origin.url("/text"), options: .waitStoreCache))
+            } throws: { error in
+                if case .decodingFailed? = error as? ImagePipelineError { return true }
+                return (error as? ImagePipelineError).map { if case .loadingFailed(.badContentType) = $0 { true } else { false } } ?? false
+            }
+            #expect(await DiskCache.statistics(of: directory).count == 1)
+        }
+    }
+
+    @Test func processorFailureIsTypedAndNothingIsCached() async throws {
+        try await withOrigin { origin in
+            let memory = MemoryCache()
+            let pipeline = try makeTestPipeline(cacheDirectory: nil, memory: memory)
+            let request = ImageRequest(url: origin.imageURL("small.jpg")).processed(by: [Refuse()])
+            await #expect {
+                _ = try await pipeline.image(for: request)
+            } throws: { error in
+                if case .processingFailed(.invalidParameter)? = error as? ImagePipelineError { return true }
+                return false
+            }
+            #expect(memory.count == 0)
+        }
+    }
+}

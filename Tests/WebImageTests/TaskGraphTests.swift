@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+import WebImage
+import WebImageOrigin
+
+@Suite("Task graph: sharing, priority and cancellation at every stage")
+struct TaskGraphTests {
+    @Test func tenRequestsThreeProcessorsMakeOneDownloadOneDecodeThreeProcessings() async throws {
+        try await withOrigin { origin in
+            let pipeline = try makeTestPipeline(cacheDirectory: temporaryDirectory())
+            let url = origin.imageURL("photo.jpg", query: "delay=300")
+            let processors: [[any ImageProcessing]] = [[KeepLeft(fraction: 0.5)], [KeepLeft(fraction: 0.25)], [KeepLeft(fraction: 0.1)]]
+            let responses = try await withThrowingTaskGroup(of: ImageResponse.self) { group in
+                for n in 0..<10 {
+                    group.addTask { try await pipeline.image(for: ImageRequest(url: url).processed(by: processors[n % 3])) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(responses.count == 10)
+            #expect(Set(responses.map(\.image.pixelWidth)) == [500, 250, 100])
+            #expect(origin.requestCount(path: "/images/photo.jpg") == 1)
+            let stats = pipeline.statistics
+            #expect(stats.downloads == 1)
+            #expect(stats.decodes == 1)
+            #expect(stats.processings == 3)
+            #expect(stats.dataJobs == 1 && stats.decodeJobs == 1 && stats.imageJobs == 3)
+        }
+    }
+
+    @Test func tenThousandCallersOfOneURLShareOneRequestAndOneDecode() async throws {
+        try await withOrigin { origin in
+            let pipeline = try makeTestPipeline(cacheDirectory: nil, memory: nil)
+            let url = origin.imageURL("small.jpg", query: "delay=500")
+            let widths = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<10_000 { group.addTask { try await pipeline.image(for: url).image.pixelWidth } }
+                return try await group.reduce(into: Set<Int>()) { $0.insert($1) }
+            }
+            #expect(widths == [120])
+            #expect(origin.requestCount(path: "/images/small.jpg") == 1)
+            #expect(pipeline.statistics.decodes == 1)
+        }
+    }
+
+    @Test func cancellingOneSubscriberLeavesTheOthersAndTheLastCancelsTheDownload() async throws {
+        try await withOrigin { origin in
+            let pipeline = try makeTestPipeline(cacheDirectory: nil)
+            let url = origin.imageURL("photo.jpg", query: "chunk=4096&stall=40")
+            let a = pipeline.imageTask(with: ImageRequest(url: url))
+            let b = pipeline.imageTask(with: ImageRequest(url: url).processed(by: [KeepLeft(fraction: 0.5)]))
+            #expect(await eventually { origin.requestCount(path: "/images/photo.jpg") == 1 })
+            a.cancel()
+            await #expect(throws: ImagePipelineError.cancelled) { _ = try await a.response }
+            let survived = try await b.response
+            #expect(survived.image.pixelWidth == 500)
+            #expect(origin.requestCount(path: "/images/photo.jpg") == 1)
+
+            // Now both leave: the download itself stops (the origin sees the connection drop).
+            let slow = origin.imageURL("landscape.jpg", query: "chunk=4096&stall=40")
+            let c = pipeline.imageTask(with: ImageRequest(url: slow))
+            let d = pipeline.imageTask(with: ImageRequest(url: slow).thumbnail(maxPixelSize: 64))
+            #expect(await eventually { origin.bytesSent(path: "/images/landscape.jpg") > 0 })
+            c.cancel()
+            d.cancel()
+            await #expect(throws: ImagePipelineError.cancelled) { _ = try await d.response }
+            #expect(await eventually { origin.abortedBodies(path: "/images/landscape.jpg") == 1 })
+        }
+    }
+
+    /// A blocker holds the only download slot; two downloads wait. Which one the origin sees
+    /// first shows the priority the shared work waits at.
+    func arrivalOrder(
+        lift: RequestPriority?, leave: Bool, origin: ImageOrigin
+    ) async throws -> [String] {
+        let pipeline = try makeTestPipeline(cacheDirectory: nil) { $0.maxConcurrentDownloads = 1 }
+        let blocker = pipeline.imageTask(with: ImageRequest(url: origin.imageURL("landscape.jpg", query: "delay=600")))
+        #expect(await eventually { pipeline.configuration.downloader.activeDownloads == 1 })
+        let low = pipeline.imageTask(with: ImageRequest(url: origin.imageURL("thumb-1.jpg"), priority: .low))
+        #expect(await eventually { pipeline.configuration.downloader.queuedDownloads == 1 })
+        let normal = pipeline.imageTask(with: ImageRequest(url: origin.imageURL("thumb-2.jpg"), priority: .normal))
+        #expect(await eventually { pipeline.configuration.downloader.queuedDownloads == 2 })
+        var joiner: ImageTask?
+        if let lift {
+            // A second caller of thumb-1 (another variant: it joins below the image stage).
+            joiner = pipeline.imageTask(with: ImageRequest(url: origin.imageURL("thumb-1.jpg"), priority: lift).processed(by: [KeepLeft(fraction: 0.5)]))
+            try await Task.sleep(for: .milliseconds(100))
+            if leave { joiner?.cancel() }
+        }
+        _ = try await blocker.response
+        _ = try await low.response
+        _ = try await normal.response
+        if let joiner, !leave { _ = try await joiner.response }
+        return origin.requests.map { String($0.path.split(separator: "/").last ?? "") }.filter { $0 != "landscape.jpg" }
+    }
+
+    @Test func aJoiningSubscriberLiftsTheSharedDownload() async throws {
+        try await withOrigin { origin in
+            let order = try await arrivalOrder(lift: .veryHigh, leave: false, origin: origin)
+            #expect(order == ["thumb-1.jpg", "thumb-2.jpg"])
+        }
+    }
+
+    @Test func aLeavingSubscriberLowersItAgain() async throws {
+        try await withOrigin { origin in
+            let order = try await arrivalOrder(lift: .veryHigh, leave: true, origin: origin)
+            #expect(order == ["thumb-2.jpg", "thumb-1.jpg"])
+        }
+    }
+
+    @Test func withoutAJoinerTheOrderFollowsPriority() async throws {
+        try await withOrigin { origin in
+            let order = try await arrivalOrder(lift: nil, leave: false, origin: origin)
+            #expect(order == ["thumb-2.jpg", "thumb-1.jpg"])
+        }
+    }
+
+    @Test func changingATaskPriorityWhileQueuedReordersTheQueue() async throws {
+        try await withOrigin { origin in
+            let pipeline = try makeTestPipeline(cacheDirectory: nil) { $0.maxConcurrentDownloads = 1 }
+            let blocker = pipeline.imageTask(with: ImageRequest(url: origin.imageURL("landscape.jpg", query: "delay=600")))
+            #expect(await eventually { pipeline.configuration.downloader.activeDownloads == 1 })
+            let low = pipeline.imageTask(with: ImageRequest(url: origin.imageURL("thumb-1.jpg"), priority: .low))
+            #expect(await eventually { pipeline.configuration.downloader.queuedDownloads == 1 })
+            let normal = pipeline.imageTask(with: ImageRequest(url: origin.imageURL("thumb-2.jpg"), priority: .normal))
+            #expect(await eventually { pipeline.configuration.downloader.queuedDownloads == 2 })
+            low.priority = .veryHigh
+            #expect(low.priority == .veryHigh)
+            for task in [blocker, low, normal] { _ = try await task.response }
+            let order = origin.requests.map { String($0.path.split(separator: "/").last ?? "") }.filter { $0 != "landscape.jpg" }
+            #expect(order == ["thumb-1.jpg", "thumb-2.jpg"])
+        }
+    }
+}
