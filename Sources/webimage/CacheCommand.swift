@@ -120,7 +120,6 @@ struct CacheCommand: AsyncParsableCommand {
                     throw CLIError(error.description)
                 }
                 print("stored \(key)")
-                fflush(stdout)
             }
         }
     }

@@ -15,7 +15,7 @@ struct CacheCommandTests {
         let directory = temporaryDirectory()
         do {
             let cache = try DiskCache(directory: directory)
-            for i in 0..<10 { try cache.store(CacheSamples.bytes(for: "k\(i)"), for: "k\(i)") }
+            for i in 0..<10 { try await cache.store(CacheSamples.bytes(for: "k\(i)"), for: "k\(i)") }
             _ = cache.entry(for: "k1")
             _ = cache.entry(for: "missing")
         }
@@ -48,7 +48,7 @@ struct CacheCommandTests {
         let aged = try await WebImageCommand.run(["cache", "trim", "--cache-dir", directory.path, "--cache-max-age", "0", "--json"])
         #expect(try JSONDecoder().decode([String: Int].self, from: Data(aged.stdout.utf8))["count"] == 0)
 
-        try DiskCache(directory: directory).store(Data([1]), for: "again")
+        try await DiskCache(directory: directory).store(Data([1]), for: "again")
         let clear = try await WebImageCommand.run(["cache", "clear", "--cache-dir", directory.path])
         #expect(clear.status == 0 && clear.stdout.contains("removed 1 images"))
         #expect(try DiskCache(directory: directory).statistics().count == 0)
@@ -91,7 +91,7 @@ struct CacheCommandTests {
 
     @Test func cachesManagerPolicies() async throws {
         let fast = try DiskCache(directory: temporaryDirectory()), slow = try DiskCache(directory: temporaryDirectory())
-        try slow.store(Data([2]), for: "only-slow")
+        try await slow.store(Data([2]), for: "only-slow")
         let serial = DataCachesManager(caches: [fast, slow], queryPolicy: .serial, storePolicy: .highestPriorityOnly)
         #expect(await serial.entry(for: "only-slow")?.data == Data([2]))
         try await serial.store(Data([1]), metadata: CacheMetadata(byteCount: 1), for: "new")
@@ -100,7 +100,7 @@ struct CacheCommandTests {
         #expect(await highest.entry(for: "only-slow") == nil)
         try await highest.store(Data([3]), metadata: CacheMetadata(byteCount: 1), for: "both")
         #expect(fast.entry(for: "both") != nil && slow.entry(for: "both") != nil)
-        try slow.store(Data([9]), for: "both")
+        try await slow.store(Data([9]), for: "both")
         let concurrent = DataCachesManager(caches: [fast, slow], queryPolicy: .concurrent)
         #expect(await concurrent.entry(for: "both")?.data == Data([3]))  // the higher priority's hit
         let lowest = DataCachesManager(caches: [fast, slow], queryPolicy: .lowestPriorityOnly)

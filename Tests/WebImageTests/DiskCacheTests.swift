@@ -72,8 +72,8 @@ struct DiskCacheTests {
 
     @Test func ageLimitByLastAccess() async throws {
         let cache = try DiskCache(directory: temporaryDirectory(), configuration: .init(maxAge: .milliseconds(300)))
-        try cache.store(Data([1]), for: "used")
-        try cache.store(Data([2]), for: "unused")
+        try await cache.store(Data([1]), for: "used")
+        try await cache.store(Data([2]), for: "unused")
         for _ in 0..<3 {
             try await Task.sleep(for: .milliseconds(150))
             #expect(cache.entry(for: "used") != nil)  // each access restarts its age
@@ -84,7 +84,7 @@ struct DiskCacheTests {
 
     @Test func ageLimitByStoredDateIgnoresAccess() async throws {
         let cache = try DiskCache(directory: temporaryDirectory(), configuration: .init(maxAge: .milliseconds(300), expireType: .storedDate))
-        try cache.store(Data([1]), for: "k")
+        try await cache.store(Data([1]), for: "k")
         try await Task.sleep(for: .milliseconds(200))
         #expect(cache.entry(for: "k") != nil)
         try await Task.sleep(for: .milliseconds(200))
@@ -94,13 +94,13 @@ struct DiskCacheTests {
     @Test func trimAppliesAgeAndSizeNow() async throws {
         let directory = temporaryDirectory()
         let cache = try DiskCache(directory: directory)
-        for i in 0..<10 { try cache.store(Data(repeating: 1, count: 100), for: "k\(i)") }
+        for i in 0..<10 { try await cache.store(Data(repeating: 1, count: 100), for: "k\(i)") }
         try await Task.sleep(for: .milliseconds(100))
-        try cache.store(Data(repeating: 1, count: 100), for: "recent")
+        try await cache.store(Data(repeating: 1, count: 100), for: "recent")
         let aged = try DiskCache(directory: directory, configuration: .init(maxAge: .milliseconds(50)))
         let report = try aged.trim()
         #expect(report.expired == 10 && report.evicted == 0)
-        try cache.store(Data(repeating: 1, count: 100), for: "second")
+        try await cache.store(Data(repeating: 1, count: 100), for: "second")
         #expect(try cache.trim(toSize: 100).evicted == 1)
         #expect(try cache.statistics().count == 1 && cache.entry(for: "second") != nil)
     }
@@ -148,7 +148,8 @@ struct DiskCacheTests {
             guard case .writeFailed = error as? DiskCacheError else { return false }
             return true
         }
-        #expect(cache.entry(for: "a") == nil && (try cache.statistics().count) == 0)
+        #expect(cache.entry(for: "a") == nil)
+        #expect(try cache.statistics().count == 0)
     }
 
     @Test func removeAndRemoveAll() throws {

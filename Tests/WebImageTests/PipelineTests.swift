@@ -145,7 +145,7 @@ struct PipelineTests {
             let response = try await makePipeline(cacheDirectory: directory).image(for: request)
             #expect(response.source == .network)  // the damaged bytes were not served
             #expect(origin.requestCount(path: "/images/small.jpg") == 2)
-            #expect(try DiskCache(directory: directory).data(for: request.dataKey) == SampleFiles.standard["small.jpg"])
+            #expect(try await DiskCache(directory: directory).data(for: request.dataKey) == SampleFiles.standard["small.jpg"])
             #expect(try await makePipeline(cacheDirectory: directory).image(for: url).source == .disk)  // stored again
         }
     }

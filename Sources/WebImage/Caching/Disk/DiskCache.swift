@@ -113,6 +113,16 @@ public final class DiskCache: DataCaching {
         sweepOrphansIfDue()
     }
 
+    /// Stores `data` with no HTTP metadata (fresh until the cache's age limit).
+    public func store(_ data: Data, for key: String) throws(DiskCacheError) {
+        try store(data, metadata: CacheMetadata(byteCount: data.count), for: key)
+    }
+
+    /// The intact bytes for `key`, fresh or not.
+    public func data(for key: String) -> Data? {
+        entry(for: key)?.data
+    }
+
     /// Replaces the metadata of the entry for `key` (after a `304 Not Modified`); its bytes stay.
     public func updateMetadata(_ metadata: CacheMetadata, for key: String) {
         do { _ = try index.update(metadata, for: key) } catch {
