@@ -70,24 +70,31 @@ struct DiskCacheTests {
         }
     }
 
+    // The age tests use seconds, not milliseconds: the suites run in parallel on two loaded
+    // cores, and a 150 ms sleep was seen to last over 300 ms.
     @Test func ageLimitByLastAccess() async throws {
-        let cache = try DiskCache(directory: temporaryDirectory(), configuration: .init(maxAge: .milliseconds(300)))
+        let cache = try DiskCache(directory: temporaryDirectory(), configuration: .init(maxAge: .seconds(2)))
         try await cache.store(Data([1]), for: "used")
         try await cache.store(Data([2]), for: "unused")
-        for _ in 0..<3 {
-            try await Task.sleep(for: .milliseconds(150))
-            #expect(cache.entry(for: "used") != nil)  // each access restarts its age
+        let stored = Date()
+        var lastAccess = Date()
+        while Date().timeIntervalSince(stored) < 2.5 {
+            try await Task.sleep(for: .milliseconds(500))
+            let entry = cache.entry(for: "used")
+            if Date().timeIntervalSince(lastAccess) < 1.8 { #expect(entry != nil) }  // each access restarts its age
+            lastAccess = Date()
         }
         #expect(cache.entry(for: "unused") == nil)
         #expect(try cache.statistics().count == 1)
     }
 
     @Test func ageLimitByStoredDateIgnoresAccess() async throws {
-        let cache = try DiskCache(directory: temporaryDirectory(), configuration: .init(maxAge: .milliseconds(300), expireType: .storedDate))
+        let cache = try DiskCache(directory: temporaryDirectory(), configuration: .init(maxAge: .seconds(1.5), expireType: .storedDate))
+        let stored = Date()
         try await cache.store(Data([1]), for: "k")
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(cache.entry(for: "k") != nil)
-        try await Task.sleep(for: .milliseconds(200))
+        try await Task.sleep(for: .milliseconds(500))
+        if Date().timeIntervalSince(stored) < 1.3 { #expect(cache.entry(for: "k") != nil) }
+        try await Task.sleep(for: .milliseconds(1200))
         #expect(cache.entry(for: "k") == nil)
     }
 
