@@ -38,14 +38,16 @@ struct DiskCacheProcessTests {
         let directory = temporaryDirectory()
         let keys = (0..<150).map { "k\($0)" }
         var generator = SystemRandomNumberGenerator()
-        var servedTotal = 0
+        var servedTotal = 0, killedMidRun = 0
         for round in 1...20 {
             let process = try startFill(directory, count: keys.count, version: round)
             try await Task.sleep(for: .milliseconds(Int.random(in: 40...400, using: &generator)))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
+            if process.terminationReason == .uncaughtSignal { killedMidRun += 1 }
             servedTotal += try expectByteExact(directory, keys: keys, versions: 1...round)
         }
+        #expect(killedMidRun >= 15, "most rounds must be killed while storing, not after")
         #expect(servedTotal > 0, "no round stored anything before being killed")
         let report = try DiskCache(directory: directory).verify()
         #expect(report.damaged.isEmpty && report.missing.isEmpty)
