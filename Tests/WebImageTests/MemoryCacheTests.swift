@@ -25,6 +25,30 @@ struct MemoryCacheTests {
         #expect(MemoryCache.defaultCostLimit >= 16_000_000 && MemoryCache.defaultCostLimit <= 1_000_000_000)
     }
 
+    @Test func defaultCapacityFollowsTheCgroupLimit() throws {
+        let root = temporaryDirectory()
+        let groups = root.appendingPathComponent("self-cgroup")
+        func limit(_ files: [String: String], groups text: String) throws -> Int? {
+            try? FileManager.default.removeItem(at: root.appendingPathComponent("fs"))
+            for (path, value) in files {
+                let url = root.appendingPathComponent("fs/\(path)")
+                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Data(value.utf8).write(to: url)
+            }
+            try Data(text.utf8).write(to: groups)
+            return MemoryCache.cgroupMemoryLimit(root: root.appendingPathComponent("fs").path, selfCgroup: groups.path)
+        }
+        #expect(try limit(["app/memory.max": "536870912\n"], groups: "0::/app\n") == 536_870_912)  // v2, own group
+        #expect(try limit(["memory.max": "max\n"], groups: "0::/\n") == nil)  // v2, unlimited
+        #expect(try limit(["memory/job/memory.limit_in_bytes": "268435456\n"], groups: "4:memory:/job\n0::/\n") == 268_435_456)  // v1
+        #expect(try limit(["memory/memory.limit_in_bytes": "9223372036854771712\n"], groups: "4:memory:/\n") == nil)  // v1 unlimited
+        #expect(try limit([:], groups: "") == nil)  // no cgroup files: host RAM is not used
+        #expect(MemoryCache.costLimit(forMemoryLimit: nil) == 100_000_000)
+        #expect(MemoryCache.costLimit(forMemoryLimit: 512_000_000) == 128_000_000)
+        #expect(MemoryCache.costLimit(forMemoryLimit: 32_000_000) == 16_000_000)
+        #expect(MemoryCache.costLimit(forMemoryLimit: 64_000_000_000) == 1_000_000_000)
+    }
+
     @Test func passingTheLimitPurgesLeastRecentDownToThePreferredCost() {
         let cache = MemoryCache(configuration: .init(costLimit: 1000, preferredCostAfterPurge: 500, maxEntryCostFraction: 1))
         for key in ["a", "b", "c"] { cache[key] = image(bytes: 300) }  // 900: within the limit

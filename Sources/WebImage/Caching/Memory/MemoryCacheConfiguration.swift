@@ -37,19 +37,24 @@ extension MemoryCache {
 
     /// 100 MB, or — when the process runs under a cgroup memory limit — a quarter of that limit,
     /// at least 16 MB and at most 1 GB. Host RAM is never used: a container sees the host's.
-    public static let defaultCostLimit: Int = costLimit(forMemoryLimit: CgroupMemory.limit())
+    public static let defaultCostLimit: Int = costLimit(forMemoryLimit: cgroupMemoryLimit())
 
-    static func costLimit(forMemoryLimit limit: Int?) -> Int {
+    /// The default capacity under a cgroup memory limit of `limit` bytes (nil: none).
+    public static func costLimit(forMemoryLimit limit: Int?) -> Int {
         guard let limit else { return 100_000_000 }
         return min(max(limit / 4, 16_000_000), 1_000_000_000)
     }
 }
 
-/// The memory limit of this process's cgroup, if one is set.
-enum CgroupMemory {
-    /// cgroup v2 `memory.max` of the process's group (or the root of the mount), else cgroup v1
-    /// `memory.limit_in_bytes`; "max" and v1's near-`Int64.max` "unlimited" mean none.
-    static func limit(root: String = "/sys/fs/cgroup", selfCgroup: String = "/proc/self/cgroup") -> Int? {
+extension MemoryCache {
+    /// The memory limit of this process's cgroup, if one is set: cgroup v2 `memory.max` of the
+    /// process's group (or of the mount's root), else cgroup v1 `memory.limit_in_bytes`; "max"
+    /// and v1's near-`Int64.max` "unlimited" mean none.
+    ///
+    /// ```swift
+    /// let limit = MemoryCache.cgroupMemoryLimit()  // nil outside a limited container
+    /// ```
+    public static func cgroupMemoryLimit(root: String = "/sys/fs/cgroup", selfCgroup: String = "/proc/self/cgroup") -> Int? {
         let groups = (try? String(contentsOfFile: selfCgroup, encoding: .utf8)) ?? ""
         var v2Path = "", v1Path = ""
         for line in groups.split(separator: "\n") {
