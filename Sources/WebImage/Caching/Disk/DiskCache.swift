@@ -56,7 +56,12 @@ public final class DiskCache: DataCaching {
 
     /// The entry for `key` if its bytes are intact and it is within the age limit.
     public func entry(for key: String) -> DataCacheEntry? {
-        let now = Date()
+        lookup(key, now: Date(), mayRetry: true)
+    }
+
+    /// `mayRetry`: a missing file may mean another process replaced the entry between our index
+    /// read and our file read (and removed the old file); then the new row is read once more.
+    private func lookup(_ key: String, now: Date, mayRetry: Bool) -> DataCacheEntry? {
         let row: IndexRow?
         do { row = try index.row(for: key) } catch {
             logger.error("disk cache lookup failed", metadata: ["key": "\(key)", "error": "\(error)"])
@@ -72,6 +77,9 @@ public final class DiskCache: DataCaching {
         }
         switch files.read(row.file) {
         case .missing:
+            if mayRetry, let current = try? index.row(for: key), current.file != row.file {
+                return lookup(key, now: now, mayRetry: false)
+            }
             discard(row, reason: "file missing")
             return miss()
         case .failed(let reason):
@@ -144,14 +152,6 @@ public final class DiskCache: DataCaching {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: files.files.path)) ?? [] { files.remove(name) }
     }
 
-    /// Writes batched access times and hit counts now.
-    public func flush() {
-        let usage = takeUsage()
-        do { try index.flush(usage) } catch {
-            logger.warning("disk cache could not record access times", metadata: ["error": "\(error)"])
-        }
-    }
-
     // MARK: - Internals
 
     func limits(sizeLimit: Int? = nil, now: Date = Date()) -> IndexLimits {
@@ -181,43 +181,9 @@ public final class DiskCache: DataCaching {
         files.remove(row.file)
     }
 
-    private func miss() -> DataCacheEntry? {
-        metrics.misses.increment()
-        pending.withLock { $0.usage.misses += 1 }
-        return nil
-    }
-
-    private func recordHit(_ key: String, at now: Date) {
-        metrics.hits.increment()
-        let due = pending.withLock { state in
-            state.usage.hits += 1
-            state.usage.touches[key] = now.timeIntervalSince1970
-            let start = state.since ?? .now
-            state.since = start
-            return state.usage.touches.count >= 256 || start.duration(to: .now) > .seconds(1)
-        }
-        if due { flush() }
-    }
-
-    func takeUsage() -> PendingUsage {
-        pending.withLock { state in
-            defer { state.usage = PendingUsage(); state.since = nil }
-            return state.usage
-        }
-    }
-
     func logged(_ error: DiskCacheError, key: String) -> DiskCacheError {
         logger.error("disk cache store failed", metadata: ["key": "\(key)", "error": "\(error)"])
         metrics.storeFailures.increment()
         return error
     }
-}
-
-/// The swift-metrics counters of a disk cache.
-struct DiskCacheMetrics: Sendable {
-    let hits = Counter(label: "webimage_disk_cache_hits_total")
-    let misses = Counter(label: "webimage_disk_cache_misses_total")
-    let evictions = Counter(label: "webimage_disk_cache_evictions_total")
-    let damaged = Counter(label: "webimage_disk_cache_damaged_total")
-    let storeFailures = Counter(label: "webimage_disk_cache_store_failures_total")
 }
