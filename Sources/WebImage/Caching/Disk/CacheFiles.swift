@@ -18,11 +18,17 @@ struct CacheFiles: Sendable {
     let root: URL
     let files: URL
     let incoming: URL
+    /// The folders' paths as strings: `URL.appendingPathComponent` costs a `stat` per call
+    /// (measured: 8 % of a store), so file paths are joined as strings.
+    private let filesPath: String
+    private let incomingPath: String
 
     init(root: URL) {
         self.root = root
         files = root.appendingPathComponent("files", isDirectory: true)
         incoming = root.appendingPathComponent(".incoming", isDirectory: true)
+        filesPath = files.path
+        incomingPath = incoming.path
     }
 
     func createDirectories() throws(DiskCacheError) {
@@ -38,16 +44,22 @@ struct CacheFiles: Sendable {
     /// A new file name for `key`.
     static func newName(for key: String) -> String {
         let digest = SHA256.hash(data: Data(key.utf8))
-        let prefix = digest.prefix(8).map { String(format: "%02x", $0) }.joined()
-        return prefix + "-" + String(format: "%016llx", UInt64.random(in: .min ... .max))
+        let prefix = digest.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self).bigEndian }
+        return hex16(prefix) + "-" + hex16(UInt64.random(in: .min ... .max))
     }
 
-    func path(of name: String) -> String { files.appendingPathComponent(name).path }
+    /// 16 lower-case hex digits (String(format:) goes through CoreFoundation's formatter).
+    private static func hex16(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    func path(of name: String) -> String { filesPath + "/" + name }
 
     /// Writes `data` to a temporary file, optionally `fsync`s it, and renames it to `name`:
     /// the name appears only for complete (and, with `sync`, durable) bytes.
     func write(_ data: Data, name: String, sync: Bool) throws(DiskCacheError) {
-        let temporary = incoming.appendingPathComponent(UUID().uuidString).path
+        let temporary = incomingPath + "/" + UUID().uuidString
         var descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         if descriptor < 0 && errno == ENOENT {  // the directory was removed under us
             try createDirectories()
