@@ -47,6 +47,7 @@ enum CacheMetric {
 }
 
 func cachingBenchmarks() {
+    memoryCacheBenchmarks()
     let paired = Benchmark.Configuration(metrics: [.wallClock, CacheMetric.disk, CacheMetric.plain], maxIterations: 50)
     Benchmark("Paired disk hit (data only) vs FileManager read, 200 × 50 KB", configuration: paired) { benchmark in
         let f = try await sharedCachingFixtures.value()
@@ -90,6 +91,20 @@ func cachingBenchmarks() {
             }
             benchmark.stopMeasurement()
             try? FileManager.default.removeItem(at: directory)
+        }
+    }
+}
+
+/// The memory cache alone (no pipeline around it), to tell its hit cost from the pipeline's.
+func memoryCacheBenchmarks() {
+    Benchmark("Memory cache subscript hit (MemoryCache alone)", configuration: .init(scalingFactor: .kilo)) { benchmark in
+        let cache = MemoryCache()
+        let key = "https://example.com/images/avatar-12345.jpg"
+        cache[key] = Image(format: .png, pixelWidth: 100, pixelHeight: 100, pixels: [UInt8](repeating: 0, count: 40_000), isOpaque: true)
+        for n in 0..<1000 { cache["https://example.com/images/other-\(n).jpg"] = cache[key] }
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            blackHole(cache[key])
         }
     }
 }

@@ -10,9 +10,9 @@ internal import Metrics
 ///   limit is not kept at all.
 /// - **Weak layer** (SDWebImage's `shouldUseWeakMemoryCache`). `Image` is a value: a copy of
 ///   its pixel arrays says nothing about who still uses them, so "alive elsewhere" is defined
-///   through ``ImageReference``, a class box the cache hands out (``reference(forKey:)``) or is
-///   given (``insert(_:forKey:)``). When an entry is evicted while its reference is held by
-///   someone else, the cache keeps a weak reference to it, and a later look-up finds the image
+///   through ``ImageReference``, the class box every entry is kept in, which the cache hands out
+///   (``reference(forKey:)``) or is given (``insert(_:forKey:)``). When an entry is evicted while
+///   its box is held by someone else, the cache keeps a weak reference to it, and a later look-up finds the image
 ///   again (and re-inserts it) for as long as that holder keeps it alive.
 /// - Look-ups are synchronous: one mutex, one dictionary look-up, an O(1) LRU touch; the weak
 ///   layer and the clock are consulted only on a miss or when a TTL is set.
@@ -25,13 +25,10 @@ internal import Metrics
 /// cache["a"]?.pixelWidth                       // still found: `shown` keeps it alive
 /// ```
 public final class MemoryCache: ImageCaching {
-    struct Stored {
-        var image: Image
-        var reference: ImageReference?
-    }
-
+    /// Every entry is an `ImageReference`: a hit copies one pointer out of the dictionary (an
+    /// `Image` held inline was copied field by field, twice, on each hit — measured).
     struct State {
-        var lru = CostLRU<Stored>()
+        var lru = CostLRU<ImageReference>()
         var weak: [String: WeakImageReference] = [:]
         var weakPruneThreshold = 64
     }
@@ -47,33 +44,24 @@ public final class MemoryCache: ImageCaching {
     public subscript(key: String) -> Image? {
         get {
             state.withLock { state in
-                if let stored = state.lru.value(forKey: key) { return stored.image }
+                if let reference = state.lru.value(forKey: key) { return reference.image }
                 return Self.revive(key, &state, self)?.image
             }
         }
         set {
-            if let newValue { store(Stored(image: newValue, reference: nil), for: key) } else { remove(key) }
+            if let newValue { store(ImageReference(newValue), for: key) } else { remove(key) }
         }
     }
 
-    /// The image for `key` in a shared box; while anyone holds it, the weak layer can find the
+    /// The image for `key` in its shared box; while anyone holds it, the weak layer can find the
     /// image again after an eviction.
     public func reference(forKey key: String) -> ImageReference? {
-        state.withLock { state in
-            if var stored = state.lru.value(forKey: key) {
-                if let reference = stored.reference { return reference }
-                let reference = ImageReference(stored.image)
-                stored.reference = reference
-                state.lru.insert(stored, cost: stored.image.cost, forKey: key, expires: state.lru.entries[key]?.expires)
-                return reference
-            }
-            return Self.revive(key, &state, self)
-        }
+        state.withLock { state in state.lru.value(forKey: key) ?? Self.revive(key, &state, self) }
     }
 
     /// Stores the image of `reference` under `key`, keeping the reference for the weak layer.
     public func insert(_ reference: ImageReference, forKey key: String) {
-        store(Stored(image: reference.image, reference: reference), for: key)
+        store(reference, for: key)
     }
 
     /// Images held now (the weak layer not counted).
@@ -91,8 +79,8 @@ public final class MemoryCache: ImageCaching {
         state.withLock { Self.trim(&$0, cost: cost, count: count, self) }
     }
 
-    private func store(_ stored: Stored, for key: String) {
-        let cost = stored.image.cost
+    private func store(_ reference: ImageReference, for key: String) {
+        let cost = reference.image.cost
         guard Double(cost) <= Double(configuration.costLimit) * configuration.maxEntryCostFraction else {
             remove(key)
             return
@@ -100,7 +88,7 @@ public final class MemoryCache: ImageCaching {
         let expires = configuration.timeToLive.map { ContinuousClock.now.advanced(by: $0) }
         state.withLock { state in
             state.weak[key] = nil
-            state.lru.insert(stored, cost: cost, forKey: key, expires: expires)
+            state.lru.insert(reference, cost: cost, forKey: key, expires: expires)
             if state.lru.totalCost > configuration.costLimit {
                 Self.trim(&state, cost: configuration.preferredCostAfterPurge, count: configuration.countLimit, self)
             } else if state.lru.count > configuration.countLimit {
@@ -119,11 +107,9 @@ public final class MemoryCache: ImageCaching {
     private static func trim(_ state: inout State, cost: Int, count: Int, _ cache: MemoryCache) {
         let weakLayer = cache.configuration.usesWeakLayer
         var kept: [(String, ImageReference)] = []
-        let evicted = state.lru.trim(toCost: cost, count: count) { key, stored in
-            // Only a reference someone else also holds can outlive the eviction.
-            guard weakLayer, var reference = stored.reference else { return }
-            stored.reference = nil  // now `reference` is the cache's only strong one
-            if !isKnownUniquelyReferenced(&reference) { kept.append((key, reference)) }
+        let evicted = state.lru.trim(toCost: cost, count: count) { key, reference in
+            // `reference` is the cache's only copy now: if it is not unique, someone else holds it.
+            if weakLayer && !isKnownUniquelyReferenced(&reference) { kept.append((key, reference)) }
         }
         for (key, reference) in kept { state.weak[key] = WeakImageReference(reference) }
         if state.weak.count > state.weakPruneThreshold {
@@ -135,14 +121,9 @@ public final class MemoryCache: ImageCaching {
 
     /// On a miss: the weakly held image for `key`, re-inserted, if its holder still keeps it.
     private static func revive(_ key: String, _ state: inout State, _ cache: MemoryCache) -> ImageReference? {
-        guard !state.weak.isEmpty, let weak = state.weak[key] else { return nil }
-        guard let reference = weak.reference else {
-            state.weak[key] = nil
-            return nil
-        }
-        state.weak[key] = nil
+        guard !state.weak.isEmpty, let weak = state.weak.removeValue(forKey: key), let reference = weak.reference else { return nil }
         let expires = cache.configuration.timeToLive.map { ContinuousClock.now.advanced(by: $0) }
-        state.lru.insert(Stored(image: reference.image, reference: reference), cost: reference.image.cost, forKey: key, expires: expires)
+        state.lru.insert(reference, cost: reference.image.cost, forKey: key, expires: expires)
         if state.lru.totalCost > cache.configuration.costLimit {
             trim(&state, cost: cache.configuration.preferredCostAfterPurge, count: cache.configuration.countLimit, cache)
         }
