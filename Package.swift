@@ -87,6 +87,8 @@ let package = Package(
                 "WebImage", "WebImageOrigin",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),  // the disk cache tests damage the index
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             exclude: ["Fixtures"],
             swiftSettings: strict

@@ -33,6 +33,25 @@ enum CLIPipeline {
     }
 }
 
+/// The `--input` option: one URL per line from a file, or from standard input for `-`; blank
+/// lines and `#` comments are skipped.
+enum URLList {
+    static func read(_ input: String?) throws -> [String] {
+        guard let input else { return [] }
+        let text: String
+        if input == "-" {
+            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        } else {
+            do { text = try String(contentsOfFile: input, encoding: .utf8) } catch {
+                throw CLIError("cannot read \(input): \(error.localizedDescription)")
+            }
+        }
+        return text.split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+}
+
 /// The `--loader` option: which `DataLoading` the downloader uses.
 enum LoaderChoice: String, ExpressibleByArgument, CaseIterable {
     case asyncHTTPClient = "asynchttpclient"

@@ -38,6 +38,9 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Re-encode as jpeg, png, webp, gif or avif (the file extension follows).")
     var format: String?
 
+    @Option(name: .long, help: "Process each image, e.g. resize:256x256:fill,round:12,blur:2 (also grayscale, rotate:90, crop:X,Y,W,H, crop:square, circle, flip:h, tint:RRGGBBAA).")
+    var process: String?
+
     @Flag(name: .long, help: "Decode every image fully and fail the undecodable ones (otherwise only the header is read).")
     var verify = false
 
@@ -66,7 +69,7 @@ struct FetchCommand: AsyncParsableCommand {
         guard [cacheOnly, reload, noCache].filter({ $0 }).count <= 1 else {
             throw ValidationError("--cache-only, --reload and --no-cache exclude each other")
         }
-        do { _ = try OutputTransform(resize: resize, format: format) } catch { throw ValidationError("\(error)") }
+        do { _ = try OutputTransform(resize: resize, format: format, process: process) } catch { throw ValidationError("\(error)") }
     }
 
     func run() async throws {
@@ -78,7 +81,7 @@ struct FetchCommand: AsyncParsableCommand {
         } catch {
             throw CLIError("cannot create the output directory \(outputDir.path): \(error.localizedDescription)")
         }
-        let transform = try OutputTransform(resize: resize, format: format)
+        let transform = try OutputTransform(resize: resize, format: format, process: process)
         // With --resize the pipeline itself decodes at thumbnail size (JPEG DCT scaling, WebP scaling).
         let pipeline = try CLIPipeline.make(
             cacheDir: cacheDir, concurrency: concurrency, decodingOptions: transform?.decodingOptions ?? .default,
@@ -149,16 +152,5 @@ struct FetchCommand: AsyncParsableCommand {
         }
     }
 
-    private func readInput() throws -> [String] {
-        guard let input else { return [] }
-        let text: String
-        if input == "-" {
-            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-        } else {
-            text = try String(contentsOfFile: input, encoding: .utf8)
-        }
-        return text.split(whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
-    }
+    private func readInput() throws -> [String] { try URLList.read(input) }
 }

@@ -24,6 +24,7 @@ struct FetchMode: Sendable {
             var imageRequest = request
             if let side = transform.decodingOptions.thumbnailMaxPixelSize { imageRequest = imageRequest.thumbnail(maxPixelSize: side) }
             if transform.decodingOptions.firstFrameOnly { imageRequest = imageRequest.options(.decodeFirstFrameOnly) }
+            if !transform.processors.isEmpty { imageRequest = imageRequest.processed(by: transform.processors).options(.transformAnimatedImage) }
             let response = try await pipeline.image(for: imageRequest)
             let (data, format) = try transform.apply(to: response.image)
             return FetchedImage(

@@ -1,18 +1,26 @@
 import Foundation
 import WebImage
 
-/// `fetch --resize WxH --format F`: the command-line parsing of the options; the work — orient,
-/// fit, encode — is the library's ``ImageExport``.
+/// `fetch --process SPEC --resize WxH --format F`: the command-line parsing of the options. The
+/// processors run in the pipeline (so processed variants are shared and cached under their image
+/// key); orienting, fitting and encoding are the library's ``ImageExport``.
 ///
 /// The pipeline decodes with ``decodingOptions`` (``ImageDecodingOptions/thumbnailMaxPixelSize``:
 /// DCT scaling for JPEG, scaled decoding for WebP, so big JPEGs are never decoded at full size).
 struct OutputTransform: Sendable {
     let export: ImageExport
+    /// From `--process`, applied by the pipeline.
+    let processors: [any ImageProcessing]
 
-    /// `nil` when neither option is given.
-    init?(resize: String?, format: String?) throws {
-        guard resize != nil || format != nil else { return nil }
+    /// `nil` when no option is given.
+    init?(resize: String?, format: String?, process: String? = nil) throws {
+        guard resize != nil || format != nil || process != nil else { return nil }
         var export = ImageExport()
+        do {
+            processors = try process.map(ImageProcessorSpec.parse) ?? []
+        } catch {
+            throw CLIError("--process: \(error)")
+        }
         if let resize {
             let parts = resize.lowercased().split(separator: "x").compactMap { Int($0) }
             guard parts.count == 2, parts[0] > 0, parts[1] > 0 else {
@@ -29,7 +37,13 @@ struct OutputTransform: Sendable {
         self.export = export
     }
 
-    var decodingOptions: ImageDecodingOptions { export.decodingOptions }
+    /// At most the box's longest side when nothing is processed (JPEG and WebP then decode at
+    /// reduced size); one frame when the output format has no animation.
+    var decodingOptions: ImageDecodingOptions {
+        var options = export.decodingOptions
+        if !processors.isEmpty { options.thumbnailMaxPixelSize = nil }
+        return options
+    }
 
     /// The decoded image turned upright, fitted in the box and encoded; and the output format.
     func apply(to decoded: Image) throws -> (data: Data, format: ImageFormat) { try export.export(decoded) }

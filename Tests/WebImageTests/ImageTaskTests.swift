@@ -53,7 +53,7 @@ struct ImageTaskTests {
 
     @Test func permanentFailuresAreRememberedUntilTheTTLOrRetryFailed() async throws {
         try await withOrigin { origin in
-            let pipeline = try makeTestPipeline(cacheDirectory: nil, failedURLTimeToLive: .milliseconds(600))
+            let pipeline = try makeTestPipeline(cacheDirectory: nil, failedURLTimeToLive: .seconds(2))
             let missing = ImageRequest(url: origin.imageURL("missing.jpg"))
             for _ in 0..<3 {
                 await #expect(throws: ImagePipelineError.loadingFailed(.badStatusCode(404))) { _ = try await pipeline.image(for: missing) }
@@ -63,7 +63,7 @@ struct ImageTaskTests {
                 _ = try await pipeline.image(for: missing.options(.retryFailed))
             }
             #expect(origin.requestCount(path: "/images/missing.jpg") == 2)
-            try await Task.sleep(for: .milliseconds(700))
+            try await Task.sleep(for: .milliseconds(2100))
             await #expect(throws: ImagePipelineError.loadingFailed(.badStatusCode(404))) { _ = try await pipeline.image(for: missing) }
             #expect(origin.requestCount(path: "/images/missing.jpg") == 3)
 

@@ -202,3 +202,64 @@ struct PipelineOptionsTests {
         }
     }
 }
+
+@Suite("Pipeline context: key filter, serializer, store policy, coders, downloader")
+struct PipelineContextTests {
+    @Test func aCacheKeyFilterMakesURLsWithDifferentTokensOneEntry() async throws {
+        try await withOrigin { origin in
+            let pipeline = try makeTestPipeline(cacheDirectory: temporaryDirectory())
+            let stripQuery = CacheKeyFilter { url in url.absoluteString.components(separatedBy: "?")[0] }
+            let a = ImageRequest(url: origin.imageURL("small.jpg", query: "token=a"), options: .waitStoreCache).cacheKeyFilter(stripQuery)
+            let b = ImageRequest(url: origin.imageURL("small.jpg", query: "token=b")).cacheKeyFilter(stripQuery)
+            #expect(a.dataKey == b.dataKey && a.dataKey == origin.imageURL("small.jpg").absoluteString)
+            #expect(try await pipeline.image(for: a).source == .network)
+            #expect(try await pipeline.image(for: b).source == .memory)
+            #expect(origin.requestCount(path: "/images/small.jpg") == 1)
+        }
+    }
+
+    @Test func aCacheSerializerDecidesTheVariantsBytesOnDisk() async throws {
+        try await withOrigin { origin in
+            let directory = temporaryDirectory()
+            let pipeline = try makeTestPipeline(cacheDirectory: directory)
+            var request = ImageRequest(url: origin.imageURL("photo.jpg"), options: .waitStoreCache).processed(by: [KeepLeft(fraction: 0.5)])
+            request.context.cacheSerializer = CacheSerializer { image, _ in try? ImageCoderRegistry.default.encode(image, as: .png) }
+            _ = try await pipeline.image(for: request)
+            let stored = try #require(await DiskCache(directory: directory).data(for: request.imageKey))
+            #expect(ImageFormat(sniffing: stored) == .png)
+
+            // A serializer returning nil keeps the variant off the disk.
+            var none = ImageRequest(url: origin.imageURL("photo.jpg"), options: .waitStoreCache).processed(by: [KeepLeft(fraction: 0.25)])
+            none.context.cacheSerializer = CacheSerializer { _, _ in nil }
+            _ = try await pipeline.image(for: none)
+            #expect(try await DiskCache(directory: directory).data(for: none.imageKey) == nil)
+        }
+    }
+
+    @Test func storePolicyKeepsTheOriginalOffTheDiskWhenAsked() async throws {
+        try await withOrigin { origin in
+            let directory = temporaryDirectory()
+            let pipeline = try makeTestPipeline(cacheDirectory: directory)
+            var request = ImageRequest(url: origin.imageURL("photo.jpg"), options: .waitStoreCache).thumbnail(maxPixelSize: 50)
+            request.context.storePolicy = StorePolicy(original: .none, final: .all)
+            _ = try await pipeline.image(for: request)
+            let disk = try DiskCache(directory: directory)
+            #expect(await disk.data(for: request.dataKey) == nil)
+            #expect(await disk.data(for: request.imageKey) != nil)
+        }
+    }
+
+    @Test func perRequestCodersAndDownloaderAreUsed() async throws {
+        try await withOrigin { origin in
+            let pipeline = try makeTestPipeline(cacheDirectory: nil)
+            let other = ImageDownloader()
+            var request = ImageRequest(url: origin.imageURL("photo.webp"))
+            request.context.downloader = other
+            request.context.coders = ImageCoderRegistry(decoders: [JPEGCoder()], encoders: [])
+            await #expect(throws: ImagePipelineError.decodingFailed(.unsupportedFormat(.webp))) { _ = try await pipeline.image(for: request) }
+            request.context.coders = ImageCoderRegistry(decoders: [WebPCoder()], encoders: [])
+            #expect(try await pipeline.image(for: request.options(.retryFailed)).image.pixelWidth == 640)
+            #expect(pipeline.statistics.downloads == 2)
+        }
+    }
+}

@@ -50,9 +50,9 @@ public struct ImageCoderRegistry: ImageDecoding, Sendable {
     }
 
     /// Encodes `image` with the first encoder for `format`.
-    public func encode(_ image: Image, as format: ImageFormat, quality: Double = 0.85) throws(ImageDecodingError) -> Data {
+    public func encode(_ image: Image, as format: ImageFormat, quality: Double = 0.85) throws(ImageEncodingError) -> Data {
         guard let encoder = encoders.first(where: { $0.canEncode(format) }) else {
-            throw .encodingFailed(format: format, reason: "no encoder registered")
+            throw .unsupportedFormat(format)
         }
         return try encoder.encode(image, as: format, quality: quality)
     }

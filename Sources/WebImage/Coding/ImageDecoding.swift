@@ -78,7 +78,7 @@ public protocol ImageDecoding: Sendable {
 public protocol ImageEncoding: Sendable {
     func canEncode(_ format: ImageFormat) -> Bool
     /// - Parameter quality: 0...1 for lossy formats; ignored by lossless ones.
-    func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageDecodingError) -> Data
+    func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data
 }
 
 extension ImageDecodingOptions {

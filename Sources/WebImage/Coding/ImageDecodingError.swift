@@ -1,4 +1,4 @@
-/// Why data could not become an image (or an image could not become data).
+/// Why data could not become an image (encoding has ``ImageEncodingError``).
 public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The data is empty.
     case empty
@@ -8,8 +8,6 @@ public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConverti
     case tooManyPixels(width: Int, height: Int, frames: Int, limit: Int)
     /// The codec library rejected the data; `reason` is its message.
     case corrupt(format: ImageFormat, reason: String)
-    /// Encoding failed.
-    case encodingFailed(format: ImageFormat, reason: String)
 
     public var description: String {
         switch self {
@@ -21,8 +19,6 @@ public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConverti
             "image is \(width)×\(height)\(frames > 1 ? " × \(frames) frames" : ""), over the limit of \(limit) pixels"
         case let .corrupt(format, reason):
             "corrupt \(format) data: \(reason)"
-        case let .encodingFailed(format, reason):
-            "\(format) encoding failed: \(reason)"
         }
     }
 }

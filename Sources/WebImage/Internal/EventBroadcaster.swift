@@ -19,6 +19,15 @@ final class EventBroadcaster<Event: Sendable>: Sendable {
 
     var hasListeners: Bool { state.withLock { !$0.continuations.isEmpty } }
 
+    /// Ends every open stream.
+    func finish() {
+        let targets = state.withLock { state in
+            defer { state.continuations.removeAll() }
+            return Array(state.continuations.values)
+        }
+        for continuation in targets { continuation.finish() }
+    }
+
     func send(_ event: Event) {
         let targets = state.withLock { Array($0.continuations.values) }
         for continuation in targets { continuation.yield(event) }

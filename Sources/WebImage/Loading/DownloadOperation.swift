@@ -16,7 +16,7 @@ struct DownloadOperation: Sendable {
     private var configuration: ImageDownloaderConfiguration { context.configuration }
 
     /// How the operation waits for its first slot: a look-up at low priority whatever its
-    /// callers' (seed 002: look-ups never starve image downloads); an image at its callers'.
+    /// callers' (look-ups never starve image downloads); an image at its callers'.
     var firstSlotStage: QueueStage {
         guard configuration.resolvers.contains(where: { $0.claims(request.url) }) else { return Self.imageStage }
         return context.lookups.imageURL(for: request.url) == nil ? .fixed(.low) : Self.imageStageAfterLookup

@@ -6,7 +6,7 @@ enum QueueStage: Sendable, Equatable {
     /// The callers' highest priority, but not below `floor` (an image stage after a look-up
     /// waits at least at high priority).
     case followsCallers(floor: RequestPriority)
-    /// A fixed priority whatever the callers' (look-ups wait at low priority, seed 002).
+    /// A fixed priority whatever the callers' (look-ups wait at low priority).
     case fixed(RequestPriority)
 }
 

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The first stage of two-stage loading (seed 002): fetch the look-up URL and read the real
+/// The first stage of two-stage loading: fetch the look-up URL and read the real
 /// image URL from its answer, reusing answers while their caching headers allow.
 ///
 /// The caller holds a queue slot (taken at low priority) while this runs.

@@ -1,6 +1,6 @@
 public import Foundation
 
-/// Two-stage loading (seed 002): some URLs first answer with the real image URL.
+/// Two-stage loading: some URLs first answer with the real image URL.
 ///
 /// A resolver *claims* the URLs it knows how to resolve. For those, the downloader first fetches
 /// a look-up request at low priority, reads the image URL from the response, then downloads the

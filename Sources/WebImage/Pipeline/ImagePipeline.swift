@@ -70,7 +70,7 @@ public final class ImagePipeline: Sendable {
     /// report the format and size and to keep non-images out of the cache.
     public func data(for request: ImageRequest) async throws(ImagePipelineError) -> ImageDataResponse {
         do {
-            let original = try await withSpan("webimage.data") { _ in
+            let original = try await withSpan("webimage.request") { _ in
                 try await self.originalData(for: request, in: nil) { _ in }
             }
             let coders = request.context.coders ?? configuration.coders
@@ -140,7 +140,10 @@ public final class ImagePipeline: Sendable {
                 // Checked in the calling task: a disk hit costs no shared job.
                 return try await makeImage(request, context: InlineContext(priority: request.priority, onEvent: onEvent))
             }
-            return try await sharedImage(for: request, subscriber: subscriber, onEvent: onEvent)
+            return try await withSpan("webimage.request") { span in
+                span.attributes["webimage.url"] = request.url.absoluteString
+                return try await sharedImage(for: request, subscriber: subscriber, onEvent: onEvent)
+            }
         } catch {
             throw Self.pipelineError(error)
         }

@@ -58,8 +58,10 @@ public struct ImageRequest: Sendable {
     /// plus the decoding options, the thumbnail size and the processors' identifiers. Equal to
     /// ``dataKey`` for a plain request, so the original's image and bytes share one name.
     public var imageKey: String {
-        let variant = variantSuffix
-        return variant.isEmpty ? storedDataKey : storedDataKey + "#" + variant
+        // The common case (a plain request) builds no string: the memory-hit path runs this.
+        guard context.processors.isEmpty, context.thumbnailMaxPixelSize == nil,
+              options.isDisjoint(with: [.decodeFirstFrameOnly, .scaleDownLargeImages]) else { return storedDataKey + "#" + variantSuffix }
+        return storedDataKey
     }
 
     /// The key under which ``cacheKey`` was known before there were two keys.

@@ -38,14 +38,43 @@ final class PipelineCounters: Sendable {
     }
 }
 
-/// The pipeline's swift-metrics instruments, made once per pipeline (not per image).
+/// The pipeline's swift-metrics instruments, made once per pipeline (not per image):
+/// images delivered by source, cache hits by kind, and the time each stage takes.
+///
+/// | metric | dimensions |
+/// |---|---|
+/// | `webimage_pipeline_images_total` | `source`: memory, disk, network |
+/// | `webimage_pipeline_cache_hits_total` | `kind`: memory, memory_data, disk, variant_disk, revalidated, stale |
+/// | `webimage_pipeline_stage_seconds` (timer) | `stage`: data, decode, process |
+/// | `webimage_pipeline_jobs_total` | `stage`: data, decode, image (work started, not joined) |
+/// | `webimage_pipeline_failed_list_hits_total`, `webimage_disk_cache_store_failures_total` | — |
 struct PipelineMetrics: Sendable {
     let memoryHits = Counter(label: "webimage_pipeline_images_total", dimensions: [("source", "memory")])
-    let diskHits = Counter(label: "webimage_pipeline_images_total", dimensions: [("source", "disk")])
+    let diskImages = Counter(label: "webimage_pipeline_images_total", dimensions: [("source", "disk")])
     let networkLoads = Counter(label: "webimage_pipeline_images_total", dimensions: [("source", "network")])
-    let revalidations = Counter(label: "webimage_pipeline_revalidations_total")
-    let staleServed = Counter(label: "webimage_pipeline_stale_served_total")
+    let memoryDataHits = Self.hits("memory_data")
+    let diskHits = Self.hits("disk")
+    let variantDiskHits = Self.hits("variant_disk")
+    let revalidations = Self.hits("revalidated")
+    let staleServed = Self.hits("stale")
     let failedListHits = Counter(label: "webimage_pipeline_failed_list_hits_total")
     let diskStoreFailures = Counter(label: "webimage_disk_cache_store_failures_total")
-    let decodeDuration = Timer(label: "webimage_pipeline_decode_duration")
+    let dataDuration = Self.stage("data")
+    let decodeDuration = Self.stage("decode")
+    let processDuration = Self.stage("process")
+    let dataJobs = Self.jobs("data")
+    let decodeJobs = Self.jobs("decode")
+    let imageJobs = Self.jobs("image")
+
+    private static func hits(_ kind: String) -> Counter {
+        Counter(label: "webimage_pipeline_cache_hits_total", dimensions: [("kind", kind)])
+    }
+
+    private static func stage(_ name: String) -> Metrics.Timer {
+        Metrics.Timer(label: "webimage_pipeline_stage_seconds", dimensions: [("stage", name)])
+    }
+
+    private static func jobs(_ stage: String) -> Counter {
+        Counter(label: "webimage_pipeline_jobs_total", dimensions: [("stage", stage)])
+    }
 }

@@ -1,4 +1,5 @@
 import Synchronization
+import Tracing
 
 /// One piece of work per key, shared by everyone who asks for that key while it runs: the
 /// mechanism behind every stage of the pipeline's task graph (original data, decode, process).
@@ -132,9 +133,16 @@ final class SharedWork<Key: Hashable & Sendable, Value: Sendable, Event: Sendabl
                 case let jobID?:
                     started.add(1, ordering: .relaxed)
                     let context = Context(owner: self, key: key, jobID: jobID)
+                    // Detached (no task-locals or priority of whoever came first), but the first
+                    // caller's trace context is kept so the job's spans are children of its request.
+                    let trace = ServiceContext.current ?? .topLevel
                     let task = Task.detached(priority: priority.taskPriority) {
                         let result: Result<Value, any Error>
-                        do { result = .success(try await work(context)) } catch { result = .failure(error) }
+                        do {
+                            result = .success(try await ServiceContext.withValue(trace) { try await work(context) })
+                        } catch {
+                            result = .failure(error)
+                        }
                         self.finish(key, jobID, result)
                     }
                     let cancelled = jobs.withLock { jobs -> Bool in

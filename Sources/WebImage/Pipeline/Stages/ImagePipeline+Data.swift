@@ -1,5 +1,6 @@
 public import Foundation
 import Logging
+import Tracing
 
 extension ImagePipeline {
     /// The data stage's sharing key: the data key plus what changes how the bytes are found.
@@ -22,7 +23,17 @@ extension ImagePipeline {
             priority = parent.onPriorityChange { [dataWork] changed in dataWork.setPriority(changed, key: key, subscriber: id) }
         }
         return try await dataWork.value(for: key, subscriber: id, priority: priority, onEvent: onEvent) { context in
-            try await self.fetchOriginal(request, context: context)
+            self.metrics.dataJobs.increment()
+            let started = ContinuousClock.now
+            defer { self.metrics.dataDuration.recordNanoseconds((ContinuousClock.now - started).nanoseconds) }
+            return try await withSpan("webimage.data") { span in
+                let original = try await self.fetchOriginal(request, context: context)
+                span.attributes["webimage.source"] = original.source.rawValue
+                self.logger.debug("original data", metadata: [
+                    "key": "\(request.dataKey)", "source": "\(original.source)", "bytes": "\(original.data.count)",
+                    "revalidated": "\(original.isRevalidated)"])
+                return original
+            }
         }
     }
 
@@ -32,6 +43,7 @@ extension ImagePipeline {
         let now = Date()
         if !options.contains(.fromLoaderOnly), options.contains(.queryMemoryData), let data = configuration.memoryDataCache?[key] {
             counters.memoryDataHits.add(1, ordering: .relaxed)
+            metrics.memoryDataHits.increment()
             return OriginalData(data: data, source: .memory)
         }
         var stale: DataCacheEntry?

@@ -11,7 +11,8 @@ extension ImagePipeline {
         let id = decodeWork.makeSubscriberID()
         let priority = parent.onPriorityChange { [decodeWork] changed in decodeWork.setPriority(changed, key: key, subscriber: id) }
         return try await decodeWork.value(for: key, subscriber: id, priority: priority, onEvent: { parent.send($0) }) { context in
-            try await withSpan("webimage.decode") { _ in try await self.decode(request, context: context) }
+            self.metrics.decodeJobs.increment()
+            return try await withSpan("webimage.decode") { _ in try await self.decode(request, context: context) }
         }
     }
 
@@ -55,7 +56,10 @@ extension ImagePipeline {
         options.scale = scale
         counters.decodes.add(1, ordering: .relaxed)
         let started = ContinuousClock.now
-        defer { metrics.decodeDuration.recordNanoseconds((ContinuousClock.now - started).nanoseconds) }
+        defer {
+            metrics.decodeDuration.recordNanoseconds((ContinuousClock.now - started).nanoseconds)
+            logger.debug("decoded", metadata: ["key": "\(request.dataKey)", "bytes": "\(data.count)"])
+        }
         return try coders.decode(data, options: options)
     }
 

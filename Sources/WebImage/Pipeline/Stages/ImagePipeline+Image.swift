@@ -16,7 +16,8 @@ extension ImagePipeline {
         for request: ImageRequest, subscriber id: UInt64, onEvent: (@Sendable (StageEvent) -> Void)?
     ) async throws -> ImageResponse {
         try await imageWork.value(for: imageJobKey(request), subscriber: id, priority: request.priority, onEvent: onEvent) { context in
-            try await withSpan("webimage.image") { span in
+            self.metrics.imageJobs.increment()
+            return try await withSpan("webimage.image") { span in
                 span.attributes["webimage.url"] = request.url.absoluteString
                 return try await self.makeImage(request, context: context)
             }
@@ -31,6 +32,8 @@ extension ImagePipeline {
         let processors = request.context.processors
         if !processors.isEmpty, image.isDecoded {
             counters.processings.add(1, ordering: .relaxed)
+            let started = ContinuousClock.now
+            defer { metrics.processDuration.recordNanoseconds((ContinuousClock.now - started).nanoseconds) }
             do {
                 image = try withSpan("webimage.process") { _ in
                     try image.processed(by: processors, animated: request.options.contains(.transformAnimatedImage))
@@ -43,7 +46,8 @@ extension ImagePipeline {
         let source = decoded.original.source
         switch source {
         case .network: metrics.networkLoads.increment()
-        case .disk, .memory: break
+        case .disk: metrics.diskImages.increment()
+        case .memory: metrics.memoryHits.increment()
         }
         return ImageResponse(
             image: image, data: decoded.original.data, source: source, httpResponse: decoded.original.httpResponse,
@@ -64,7 +68,8 @@ extension ImagePipeline {
             return nil
         }
         counters.variantDiskHits.add(1, ordering: .relaxed)
-        metrics.diskHits.increment()
+        metrics.variantDiskHits.increment()
+        metrics.diskImages.increment()
         if request.context.storePolicy.final.contains(.memory), !request.options.contains(.disableMemoryWrite) {
             configuration.memoryCache?[request.imageKey] = image
         }

@@ -48,7 +48,7 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
         }
     }
 
-    public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageDecodingError) -> Data {
+    public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data {
         guard let encoder = avifEncoderCreate() else { throw .encodingFailed(format: .avif, reason: "cannot create encoder") }
         defer { avifEncoderDestroy(encoder) }
         let lossless = quality >= 1
@@ -69,11 +69,11 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
             // to alter pixels (AVIFTests.sequenceKeepsFramesAndDurations).
             let flags = stills.count == 1 ? AVIF_ADD_IMAGE_FLAG_SINGLE.rawValue
                 : lossless ? AVIF_ADD_IMAGE_FLAG_FORCE_KEYFRAME.rawValue : AVIF_ADD_IMAGE_FLAG_NONE.rawValue
-            try Self.check(avifEncoderAddImage(encoder, frame, UInt64(milliseconds), avifAddImageFlags(flags)), encoding: true)
+            try Self.checkEncoding(avifEncoderAddImage(encoder, frame, UInt64(milliseconds), avifAddImageFlags(flags)))
         }
         var output = avifRWData(data: nil, size: 0)
         defer { avifRWDataFree(&output) }
-        try Self.check(avifEncoderFinish(encoder, &output), encoding: true)
+        try Self.checkEncoding(avifEncoderFinish(encoder, &output))
         guard let bytes = output.data else { throw .encodingFailed(format: .avif, reason: "no output") }
         return Data(bytes: bytes, count: output.size)
     }
@@ -129,7 +129,7 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
     }
 
     /// An 8-bit YUV image of `image` (caller destroys it): 4:4:4 identity for lossless, else 4:2:0.
-    private static func yuvImage(_ image: Image, lossless: Bool) throws(ImageDecodingError) -> UnsafeMutablePointer<avifImage> {
+    private static func yuvImage(_ image: Image, lossless: Bool) throws(ImageEncodingError) -> UnsafeMutablePointer<avifImage> {
         let format = lossless ? AVIF_PIXEL_FORMAT_YUV444 : AVIF_PIXEL_FORMAT_YUV420
         guard let yuv = avifImageCreate(UInt32(image.pixelWidth), UInt32(image.pixelHeight), 8, format) else {
             throw .encodingFailed(format: .avif, reason: "cannot create image")
@@ -156,9 +156,13 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
         return yuv
     }
 
-    private static func check(_ result: avifResult, encoding: Bool = false) throws(ImageDecodingError) {
+    private static func check(_ result: avifResult) throws(ImageDecodingError) {
         guard result != AVIF_RESULT_OK else { return }
-        let reason = String(cString: avifResultToString(result))
-        throw encoding ? .encodingFailed(format: .avif, reason: reason) : .corrupt(format: .avif, reason: reason)
+        throw .corrupt(format: .avif, reason: String(cString: avifResultToString(result)))
+    }
+
+    private static func checkEncoding(_ result: avifResult) throws(ImageEncodingError) {
+        guard result != AVIF_RESULT_OK else { return }
+        throw .encodingFailed(format: .avif, reason: String(cString: avifResultToString(result)))
     }
 }

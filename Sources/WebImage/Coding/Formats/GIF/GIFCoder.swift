@@ -49,7 +49,7 @@ public struct GIFCoder: ImageDecoding, ImageEncoding {
             frameCount: header.frameCount, loopCount: loopCount, scale: options.scale, knownOpaque: !header.hasAlpha)
     }
 
-    public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageDecodingError) -> Data {
+    public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data {
         let stills = image.frames.isEmpty ? [image] : (0..<image.frames.count).map { image.frame(at: $0) }
         let hasTransparency = stills.contains { !$0.isOpaque }
         var writer = GIFWriter(width: image.pixelWidth, height: image.pixelHeight)

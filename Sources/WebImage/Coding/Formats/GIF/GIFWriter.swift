@@ -61,7 +61,7 @@ public struct GIFWriter: Sendable {
     }
 
     /// The GIF file.
-    public func encode() throws(ImageDecodingError) -> Data {
+    public func encode() throws(ImageEncodingError) -> Data {
         guard (1...65_535).contains(width), (1...65_535).contains(height) else {
             throw .encodingFailed(format: .gif, reason: "GIF sides must be 1…65535 pixels")
         }
@@ -74,7 +74,7 @@ public struct GIFWriter: Sendable {
         var closed = false
         defer { if !closed { EGifCloseFile(gif, nil) } }
         EGifSetGifVersion(gif, true)
-        try withColorMap(globalPalette) { map throws(ImageDecodingError) in
+        try withColorMap(globalPalette) { map throws(ImageEncodingError) in
             try check(gif, EGifPutScreenDesc(gif, Int32(width), Int32(height), 8, 0, map))
         }
         if let loopCount { try putLoopCount(gif, loopCount) }
@@ -98,7 +98,7 @@ public struct GIFWriter: Sendable {
         return count
     }
 
-    private func put(_ gif: UnsafeMutablePointer<GifFileType>, _ frame: Frame) throws(ImageDecodingError) {
+    private func put(_ gif: UnsafeMutablePointer<GifFileType>, _ frame: Frame) throws(ImageEncodingError) {
         guard frame.width > 0, frame.height > 0, frame.indices.count == frame.width * frame.height else {
             throw .encodingFailed(format: .gif, reason: "frame indices do not match its size")
         }
@@ -108,7 +108,7 @@ public struct GIFWriter: Sendable {
         var extensionBytes = [GifByteType](repeating: 0, count: 4)
         let length = EGifGCBToExtension(&control, &extensionBytes)
         try check(gif, EGifPutExtension(gif, GRAPHICS_EXT_FUNC_CODE, Int32(length), extensionBytes))
-        try withColorMap(frame.palette) { map throws(ImageDecodingError) in
+        try withColorMap(frame.palette) { map throws(ImageEncodingError) in
             try check(gif, EGifPutImageDesc(
                 gif, Int32(frame.left), Int32(frame.top), Int32(frame.width), Int32(frame.height), frame.interlaced, map))
         }
@@ -119,7 +119,7 @@ public struct GIFWriter: Sendable {
         }
     }
 
-    private func putLoopCount(_ gif: UnsafeMutablePointer<GifFileType>, _ count: Int) throws(ImageDecodingError) {
+    private func putLoopCount(_ gif: UnsafeMutablePointer<GifFileType>, _ count: Int) throws(ImageEncodingError) {
         try check(gif, EGifPutExtensionLeader(gif, APPLICATION_EXT_FUNC_CODE))
         try check(gif, EGifPutExtensionBlock(gif, 11, Array("NETSCAPE2.0".utf8)))
         let value = min(max(count, 0), 65_535)
@@ -129,8 +129,8 @@ public struct GIFWriter: Sendable {
 
     /// A giflib colour map for RGB triples, padded to a power of two, alive during `body`.
     private func withColorMap(
-        _ palette: [UInt8]?, _ body: (UnsafeMutablePointer<ColorMapObject>?) throws(ImageDecodingError) -> Void
-    ) throws(ImageDecodingError) {
+        _ palette: [UInt8]?, _ body: (UnsafeMutablePointer<ColorMapObject>?) throws(ImageEncodingError) -> Void
+    ) throws(ImageEncodingError) {
         guard let palette else { return try body(nil) }
         let count = palette.count / 3
         guard count >= 1, count <= 256, palette.count % 3 == 0 else {
@@ -147,11 +147,11 @@ public struct GIFWriter: Sendable {
         try body(map)
     }
 
-    private func check(_ gif: UnsafeMutablePointer<GifFileType>, _ status: Int32) throws(ImageDecodingError) {
+    private func check(_ gif: UnsafeMutablePointer<GifFileType>, _ status: Int32) throws(ImageEncodingError) {
         guard status == GIF_OK else { throw Self.failure(gif.pointee.Error) }
     }
 
-    private static func failure(_ code: Int32) -> ImageDecodingError {
+    private static func failure(_ code: Int32) -> ImageEncodingError {
         .encodingFailed(format: .gif, reason: GifErrorString(code).map { String(cString: $0) } ?? "giflib error \(code)")
     }
 }

@@ -8,26 +8,26 @@ extension HEIFCoder {
     /// ```swift
     /// let heic = try HEIFCoder().encode(image, as: .heic, quality: 0.8)
     /// ```
-    public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageDecodingError) -> Data {
+    public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data {
         guard Self.initialized, let context = heif_context_alloc() else {
             throw .encodingFailed(format: .heic, reason: "cannot create encoder")
         }
         defer { heif_context_free(context) }
         var encoder: OpaquePointer?
-        try Self.check(heif_context_get_encoder_for_format(context, heif_compression_HEVC, &encoder), .heic, encoding: true)
+        try Self.checkEncoding(heif_context_get_encoder_for_format(context, heif_compression_HEVC, &encoder), .heic)
         guard let encoder else { throw .encodingFailed(format: .heic, reason: "no HEVC encoder") }
         defer { heif_encoder_release(encoder) }
         heif_encoder_set_logging_level(encoder, 0)  // x265 would print its settings to stderr
-        try Self.check(
-            heif_encoder_set_lossy_quality(encoder, Int32((min(max(quality, 0), 1) * 100).rounded())), .heic, encoding: true)
+        try Self.checkEncoding(
+            heif_encoder_set_lossy_quality(encoder, Int32((min(max(quality, 0), 1) * 100).rounded())), .heic)
         let source = try Self.heifImage(image)
         defer { heif_image_release(source) }
-        try Self.check(heif_context_encode_image(context, source, encoder, nil, nil), .heic, encoding: true)
+        try Self.checkEncoding(heif_context_encode_image(context, source, encoder, nil, nil), .heic)
         let output = Output()
         let unmanaged = Unmanaged.passRetained(output)
         defer { unmanaged.release() }
         var writer = heif_writer(writer_api_version: 1, write: Self.write)
-        try Self.check(heif_context_write(context, &writer, unmanaged.toOpaque()), .heic, encoding: true)
+        try Self.checkEncoding(heif_context_write(context, &writer, unmanaged.toOpaque()), .heic)
         return output.data
     }
 
@@ -49,16 +49,16 @@ extension HEIFCoder {
     }
 
     /// A libheif image of `image`'s straight colours: interleaved RGB when opaque, else RGBA.
-    private static func heifImage(_ image: Image) throws(ImageDecodingError) -> OpaquePointer {
+    private static func heifImage(_ image: Image) throws(ImageEncodingError) -> OpaquePointer {
         let width = image.pixelWidth, height = image.pixelHeight
         let channels = image.isOpaque ? 3 : 4
         let rows = image.isOpaque ? PixelOperations.dropAlpha(image) : PixelOperations.unpremultiplied(image)
         var created: OpaquePointer?
         let chroma = image.isOpaque ? heif_chroma_interleaved_RGB : heif_chroma_interleaved_RGBA
-        try check(heif_image_create(Int32(width), Int32(height), heif_colorspace_RGB, chroma, &created), .heic, encoding: true)
+        try checkEncoding(heif_image_create(Int32(width), Int32(height), heif_colorspace_RGB, chroma, &created), .heic)
         guard let created else { throw .encodingFailed(format: .heic, reason: "cannot create image") }
-        do throws(ImageDecodingError) {
-            try check(heif_image_add_plane(created, heif_channel_interleaved, Int32(width), Int32(height), 8), .heic, encoding: true)
+        do throws(ImageEncodingError) {
+            try checkEncoding(heif_image_add_plane(created, heif_channel_interleaved, Int32(width), Int32(height), 8), .heic)
             var stride: Int32 = 0
             guard let plane = heif_image_get_plane(created, heif_channel_interleaved, &stride) else {
                 throw .encodingFailed(format: .heic, reason: "no image plane")

@@ -116,9 +116,17 @@ public struct HEIFCoder: ImageDecoding, ImageEncoding {
         }
     }
 
-    static func check(_ error: heif_error, _ format: ImageFormat, encoding: Bool = false) throws(ImageDecodingError) {
+    static func check(_ error: heif_error, _ format: ImageFormat) throws(ImageDecodingError) {
         guard error.code != heif_error_Ok else { return }
-        let reason = error.message.map { String(cString: $0) } ?? "libheif error \(error.code.rawValue)"
-        throw encoding ? .encodingFailed(format: format, reason: reason) : .corrupt(format: format, reason: reason)
+        throw .corrupt(format: format, reason: reason(error))
+    }
+
+    static func checkEncoding(_ error: heif_error, _ format: ImageFormat) throws(ImageEncodingError) {
+        guard error.code != heif_error_Ok else { return }
+        throw .encodingFailed(format: format, reason: reason(error))
+    }
+
+    private static func reason(_ error: heif_error) -> String {
+        error.message.map { String(cString: $0) } ?? "libheif error \(error.code.rawValue)"
     }
 }

@@ -74,7 +74,7 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
         return Resampler.resize(image, width: target.width, height: target.height)
     }
 
-    public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageDecodingError) -> Data {
+    public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data {
         guard let handle = tjInitCompress() else { throw .encodingFailed(format: .jpeg, reason: "cannot create encoder") }
         defer { tjDestroy(handle) }
         var output: UnsafeMutablePointer<UInt8>?
@@ -102,7 +102,7 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
     /// ```swift
     /// let cmyk = try JPEGCoder.encode(cmyk: [255, 0, 0, 255], width: 1, height: 1, quality: 0.9)  // red
     /// ```
-    public static func encode(cmyk: [UInt8], width: Int, height: Int, quality: Double) throws(ImageDecodingError) -> Data {
+    public static func encode(cmyk: [UInt8], width: Int, height: Int, quality: Double) throws(ImageEncodingError) -> Data {
         guard cmyk.count == width * height * 4, width > 0, height > 0 else {
             throw .encodingFailed(format: .jpeg, reason: "CMYK buffer does not match the size")
         }

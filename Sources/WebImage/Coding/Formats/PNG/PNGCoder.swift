@@ -43,7 +43,7 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
         }
     }
 
-    public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageDecodingError) -> Data {
+    public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data {
         guard let ctx = spng_ctx_new(Int32(SPNG_CTX_ENCODER.rawValue)) else {
             throw .encodingFailed(format: .png, reason: "cannot create encoder")
         }

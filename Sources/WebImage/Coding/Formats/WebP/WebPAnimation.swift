@@ -50,7 +50,7 @@ enum WebPAnimation {
     }
 
     /// An animated WebP of `image.frames`: lossless at `quality >= 1`, else lossy.
-    static func encode(_ image: Image, quality: Double) throws(ImageDecodingError) -> Data {
+    static func encode(_ image: Image, quality: Double) throws(ImageEncodingError) -> Data {
         var encoderOptions = WebPAnimEncoderOptions()
         var config = WebPConfig()
         guard WebPAnimEncoderOptionsInit(&encoderOptions) != 0, WebPConfigInit(&config) != 0 else {
@@ -87,7 +87,7 @@ enum WebPAnimation {
         return Data(bytes: output.bytes, count: output.size)
     }
 
-    private static func failure(_ encoder: OpaquePointer) -> ImageDecodingError {
+    private static func failure(_ encoder: OpaquePointer) -> ImageEncodingError {
         .encodingFailed(format: .webp, reason: WebPAnimEncoderGetError(encoder).map { String(cString: $0) } ?? "libwebp error")
     }
 }

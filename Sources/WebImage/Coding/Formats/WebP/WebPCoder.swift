@@ -41,7 +41,7 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
             scale: options.scale)
     }
 
-    public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageDecodingError) -> Data {
+    public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data {
         if image.frames.count > 1 { return try WebPAnimation.encode(image, quality: quality) }
         let rgba = PixelOperations.unpremultiplied(image)
         var output: UnsafeMutablePointer<UInt8>?

@@ -1,0 +1,19 @@
+/// Why an image could not become data.
+///
+/// ```swift
+/// do { _ = try ImageCoderRegistry.default.encode(image, as: .tiff) }
+/// catch ImageEncodingError.unsupportedFormat(let format) { print("cannot write \(format)") }
+/// ```
+public enum ImageEncodingError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No registered encoder writes this format.
+    case unsupportedFormat(ImageFormat)
+    /// The codec library failed; `reason` is its message.
+    case encodingFailed(format: ImageFormat, reason: String)
+
+    public var description: String {
+        switch self {
+        case .unsupportedFormat(let format): "no encoder for \(format)"
+        case let .encodingFailed(format, reason): "\(format) encoding failed: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+import WebImage
+import WebImageOrigin
+
+@Suite("webimage fetch: processing, verification and cache flags")
+struct FetchOptionsCLITests {
+    struct Summary: Decodable {
+        var requested, succeeded, failed, fromMemory, fromDisk, fromNetwork, revalidated, bytes: Int
+    }
+
+    func fetch(_ arguments: [String]) async throws -> (CommandResult, Summary?) {
+        let result = try await WebImageCommand.run(["fetch"] + arguments + ["--json"])
+        return (result, try? JSONDecoder().decode(Summary.self, from: Data(result.stdout.utf8)))
+    }
+
+    @Test func processSpecRunsInThePipelineAndBadSpecsExit64() async throws {
+        try await withOrigin { origin in
+            let output = temporaryDirectory(), cache = temporaryDirectory()
+            let url = origin.imageURL("photo.jpg").absoluteString
+            let (result, summary) = try await fetch([url, "--output", output.path, "--cache-dir", cache.path,
+                                                     "--process", "resize:200x100:fill,grayscale,round:12", "--format", "png"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(summary?.succeeded == 1)
+            let written = try ImageCoderRegistry.default.decode(Data(contentsOf: output.appendingPathComponent("photo.png")))
+            #expect(written.pixelWidth == 200 && written.pixelHeight == 100)
+            #expect(written.pixel(x: 0, y: 0).a == 0)  // the rounded corner is transparent
+            let centre = written.pixel(x: 100, y: 50)
+            #expect(centre.r == centre.g && centre.g == centre.b)  // grey
+
+            for bad in ["resize:0x10", "sharpen:3", "rotate:abc", "round:12,resize:"] {
+                let (refused, _) = try await fetch([url, "--output", output.path, "--cache-dir", cache.path, "--process", bad])
+                #expect(refused.status == 64, "\(bad): \(refused.status)")
+                #expect(refused.stderr.contains("--process"), "\(bad): \(refused.stderr)")
+            }
+        }
+    }
+
+    @Test func withoutVerifyOnlyTheHeaderIsReadWithVerifyUndecodableImagesFail() async throws {
+        // A PNG whose header is whole but whose image data fails its CRC.
+        var damaged = SampleFiles.standard["logo.png"]!
+        damaged[damaged.count / 2] ^= 0xFF
+        #expect(throws: ImageDecodingError.self) { _ = try ImageCoderRegistry.default.decode(damaged) }
+        try await withOrigin(files: ["damaged.png": damaged]) { origin in
+            let url = origin.imageURL("damaged.png").absoluteString
+            let (plain, summary) = try await fetch([url, "--output", temporaryDirectory().path, "--cache-dir", temporaryDirectory().path])
+            #expect(plain.status == 0, "\(plain.stderr)")
+            #expect(summary?.succeeded == 1)
+            let (verified, checked) = try await fetch([url, "--verify", "--output", temporaryDirectory().path, "--cache-dir", temporaryDirectory().path])
+            #expect(verified.status == 1)
+            #expect(checked?.failed == 1)
+        }
+    }
+
+    @Test func cacheOnlyReloadAndNoCache() async throws {
+        try await withOrigin { origin in
+            let cache = temporaryDirectory()
+            let url = origin.imageURL("small.jpg").absoluteString
+            let base = [url, "--output", temporaryDirectory().path, "--cache-dir", cache.path]
+            let (missing, _) = try await fetch(base + ["--cache-only"])
+            #expect(missing.status == 1)
+            #expect(origin.totalRequests == 0)
+            _ = try await fetch(base)
+            let (cached, fromCache) = try await fetch(base + ["--cache-only"])
+            #expect(cached.status == 0 && fromCache?.fromDisk == 1)
+            let (reloaded, fromNetwork) = try await fetch(base + ["--reload"])
+            #expect(reloaded.status == 0 && fromNetwork?.fromNetwork == 1)
+            #expect(origin.totalRequests == 2)
+            let empty = temporaryDirectory()
+            let (uncached, _) = try await fetch([url, "--output", temporaryDirectory().path, "--cache-dir", empty.path, "--no-cache"])
+            #expect(uncached.status == 0)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: empty.path).filter { !$0.hasPrefix(".") }.isEmpty)
+            let (conflict, _) = try await fetch(base + ["--reload", "--cache-only"])
+            #expect(conflict.status == 64)
+        }
+    }
+}
