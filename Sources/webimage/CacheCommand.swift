@@ -25,7 +25,7 @@ struct CacheCommand: AsyncParsableCommand {
         /// `value` as one line of sorted-key JSON with ISO 8601 dates.
         func printJSON(_ value: some Encodable) throws {
             let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             encoder.dateEncodingStrategy = .iso8601
             print(String(decoding: try encoder.encode(value), as: UTF8.self))
         }

@@ -31,8 +31,10 @@ struct CacheFiles: Sendable {
         incomingPath = incoming.path
     }
 
-    func createDirectories() throws(DiskCacheError) {
-        for url in [root, files, incoming] {
+    /// The root and `.incoming/`, and `files/` unless `indexed` is false (it is made by the
+    /// first write).
+    func createDirectories(indexed: Bool = true) throws(DiskCacheError) {
+        for url in indexed ? [root, files, incoming] : [root, incoming] {
             do {
                 try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
             } catch {
@@ -81,7 +83,13 @@ struct CacheFiles: Sendable {
         }
         if failure == nil && sync && fsync(descriptor) != 0 { failure = Self.errnoReason() }
         if close(descriptor) != 0 && failure == nil { failure = Self.errnoReason() }
-        if failure == nil && rename(temporary, path(of: name)) != 0 { failure = Self.errnoReason() }
+        if failure == nil && rename(temporary, path(of: name)) != 0 {
+            // `files/` is made by the first write (or was removed under us): make it, once.
+            if errno == ENOENT, (try? createDirectories()) != nil, rename(temporary, path(of: name)) == 0 {
+                return
+            }
+            failure = Self.errnoReason()
+        }
         if let failure {
             unlink(temporary)
             throw .writeFailed(path: temporary, reason: failure)

@@ -8,6 +8,7 @@ extension DiskCache {
     /// Writes batched access times and hit counts now.
     public func flush() {
         let usage = takeUsage()
+        guard !usage.isEmpty else { return }
         do { try index.flush(usage) } catch {
             logger.warning("disk cache could not record access times", metadata: ["error": "\(error)"])
         }

@@ -6,7 +6,7 @@ internal import Synchronization
 /// Original image bytes on disk with their HTTP metadata, bounded by size and age, safe across
 /// crashes and across processes sharing the directory.
 ///
-/// - **Index**: `index.sqlite` (SQLite in WAL mode) maps each key to its file, size, checksum
+/// - **Index**: `index.sqlite` (SQLite in WAL mode, opened on first use) maps each key to its file, size, checksum
 ///   and ``CacheMetadata``. Opening reads no directory listing; index and files are reconciled
 ///   lazily (a row whose file is gone is dropped when read; files no row names are swept at most
 ///   once per ``Configuration/orphanSweepInterval``, and by ``trim()`` and ``verify()``).
@@ -27,7 +27,8 @@ public final class DiskCache: DataCaching {
     public let directory: URL
     public let configuration: Configuration
     let files: CacheFiles
-    let index: CacheIndex
+    private let indexPath: String
+    private let openedIndex = Mutex<CacheIndex?>(nil)
     let logger = Logger(label: "webimage.disk-cache")
     let pending = Mutex(PendingState())
     let metrics = DiskCacheMetrics()
@@ -45,9 +46,21 @@ public final class DiskCache: DataCaching {
         self.directory = directory
         self.configuration = configuration
         files = CacheFiles(root: directory)
-        try files.createDirectories()
-        index = try CacheIndex(
-            path: directory.appendingPathComponent("index.sqlite").path, busyTimeout: configuration.busyTimeout, logger: logger)
+        indexPath = directory.appendingPathComponent("index.sqlite").path
+        try files.createDirectories(indexed: false)
+    }
+
+    /// The index, opened on first use: a cache that is never used (`fetch --no-cache`) leaves
+    /// nothing but its folder behind.
+    var index: CacheIndex {
+        get throws(DiskCacheError) {
+            try openedIndex.withLock { (opened: inout CacheIndex?) throws(DiskCacheError) -> CacheIndex in
+                if let opened { return opened }
+                let index = try CacheIndex(path: indexPath, busyTimeout: configuration.busyTimeout, logger: logger)
+                opened = index
+                return index
+            }
+        }
     }
 
     deinit {
