@@ -53,6 +53,7 @@ let benchmarks: @Sendable () -> Void = {
         metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
         maxDuration: .seconds(3))
     loadingBenchmarks()
+    cachingBenchmarks()
 
     Benchmark("Memory hit: image(for:) async", configuration: .init(scalingFactor: .kilo)) { benchmark in
         let f = try await fixtures()

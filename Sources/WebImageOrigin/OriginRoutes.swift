@@ -28,6 +28,7 @@ enum OriginRoutes {
         }
         router.get("/text") { _, _ in text("this is not an image\n") }
         BehaviourRoutes.add(to: router, files: files, log: log)
+        CacheRoutes.add(to: router, files: files)
         return router
     }
 

@@ -137,19 +137,23 @@ struct PipelineTests {
             let directory = temporaryDirectory()
             let url = origin.imageURL("small.jpg")
             _ = try await makePipeline(cacheDirectory: directory).image(for: ImageRequest(url: url, options: .waitStoreCache))
-            let file = directory.appendingPathComponent(DiskCache.fileName(for: url.absoluteString))
-            try Data("garbage".utf8).write(to: file)
+            let files = directory.appendingPathComponent("files")
+            let name = try #require(try FileManager.default.contentsOfDirectory(atPath: files.path).first)
+            try Data("garbage".utf8).write(to: files.appendingPathComponent(name))
 
-            let response = try await makePipeline(cacheDirectory: directory).image(for: ImageRequest(url: url, options: .waitStoreCache))
-            #expect(response.source == .network)
-            #expect(try Data(contentsOf: file) == SampleFiles.standard["small.jpg"])
+            let request = ImageRequest(url: url, options: .waitStoreCache)
+            let response = try await makePipeline(cacheDirectory: directory).image(for: request)
+            #expect(response.source == .network)  // the damaged bytes were not served
+            #expect(origin.requestCount(path: "/images/small.jpg") == 2)
+            #expect(try await DiskCache(directory: directory).data(for: request.dataKey) == SampleFiles.standard["small.jpg"])
+            #expect(try await makePipeline(cacheDirectory: directory).image(for: url).source == .disk)  // stored again
         }
     }
 }
 
 extension DiskCache {
-    /// Statistics of the cache in `directory`, read by a new instance (a full scan).
+    /// Statistics of the cache in `directory`, read by a new instance.
     static func statistics(of directory: URL) async -> Statistics {
-        await (try! DiskCache(directory: directory)).statistics()
+        try! DiskCache(directory: directory).statistics()
     }
 }

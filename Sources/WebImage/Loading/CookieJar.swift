@@ -85,13 +85,13 @@ public final class CookieJar: Sendable {
     }
 }
 
-/// HTTP dates (RFC 7231 IMF-fixdate).
+/// HTTP dates: IMF-fixdate, the obsolete RFC 850 form (2- and 4-digit years) and asctime (RFC 9110 § 5.6.7).
 enum HTTPDate {
     static func parse(_ value: String) -> Date? {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
-        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE, dd-MMM-yyyy HH:mm:ss zzz"] {
+        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE, dd-MMM-yyyy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
             formatter.dateFormat = format
             if let date = formatter.date(from: value.trimmingCharacters(in: .whitespaces)) { return date }
         }

@@ -1,0 +1,165 @@
+import Foundation
+internal import Crypto
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The files of a disk cache: `files/` holds one file per entry version, `.incoming/` the
+/// temporary files of writes in progress.
+///
+/// A file's name is the key's hash plus a random generation (`<16 hex>-<16 hex>`), so two
+/// processes storing the same key never write the same file, and the index row names exactly
+/// the file its checksum belongs to.
+struct CacheFiles: Sendable {
+    let root: URL
+    let files: URL
+    let incoming: URL
+    /// The folders' paths as strings: `URL.appendingPathComponent` costs a `stat` per call
+    /// (measured: 8 % of a store), so file paths are joined as strings.
+    private let filesPath: String
+    private let incomingPath: String
+
+    init(root: URL) {
+        self.root = root
+        files = root.appendingPathComponent("files", isDirectory: true)
+        incoming = root.appendingPathComponent(".incoming", isDirectory: true)
+        filesPath = files.path
+        incomingPath = incoming.path
+    }
+
+    /// The root and `.incoming/`, and `files/` unless `indexed` is false (it is made by the
+    /// first write).
+    func createDirectories(indexed: Bool = true) throws(DiskCacheError) {
+        for url in indexed ? [root, files, incoming] : [root, incoming] {
+            do {
+                try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            } catch {
+                throw .cannotCreateDirectory(path: url.path, reason: Self.reason(error))
+            }
+        }
+    }
+
+    /// A new file name for `key`.
+    static func newName(for key: String) -> String {
+        let digest = SHA256.hash(data: Data(key.utf8))
+        let prefix = digest.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self).bigEndian }
+        return hex16(prefix) + "-" + hex16(UInt64.random(in: .min ... .max))
+    }
+
+    /// 16 lower-case hex digits (String(format:) goes through CoreFoundation's formatter).
+    private static func hex16(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    func path(of name: String) -> String { filesPath + "/" + name }
+
+    /// Writes `data` to a temporary file, optionally `fsync`s it, and renames it to `name`:
+    /// the name appears only for complete (and, with `sync`, durable) bytes.
+    func write(_ data: Data, name: String, sync: Bool) throws(DiskCacheError) {
+        let temporary = incomingPath + "/" + UUID().uuidString
+        var descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        if descriptor < 0 && errno == ENOENT {  // the directory was removed under us
+            try createDirectories()
+            descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        }
+        guard descriptor >= 0 else { throw .writeFailed(path: temporary, reason: Self.errnoReason()) }
+        var failure: String?
+        data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = systemWrite(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = Self.errnoReason()
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == nil && sync && fsync(descriptor) != 0 { failure = Self.errnoReason() }
+        if close(descriptor) != 0 && failure == nil { failure = Self.errnoReason() }
+        if failure == nil && rename(temporary, path(of: name)) != 0 {
+            // `files/` is made by the first write (or was removed under us): make it, once.
+            if errno == ENOENT, (try? createDirectories()) != nil, rename(temporary, path(of: name)) == 0 {
+                return
+            }
+            failure = Self.errnoReason()
+        }
+        if let failure {
+            unlink(temporary)
+            throw .writeFailed(path: temporary, reason: failure)
+        }
+    }
+
+    enum ReadResult {
+        case bytes(Data)
+        case missing
+        case failed(String)
+    }
+
+    /// The whole file `name`, read with one `open` and `read` calls into an unzeroed buffer.
+    func read(_ name: String) -> ReadResult {
+        let descriptor = open(path(of: name), O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return errno == ENOENT ? .missing : .failed(Self.errnoReason()) }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return .failed(Self.errnoReason()) }
+        let size = Int(info.st_size)
+        guard let buffer = malloc(max(size, 1)) else { return .failed("out of memory") }
+        var offset = 0
+        while offset < size {
+            let count = systemRead(descriptor, buffer + offset, size - offset)
+            if count < 0 {
+                if errno == EINTR { continue }
+                let reason = Self.errnoReason()
+                free(buffer)
+                return .failed(reason)
+            }
+            if count == 0 { break }
+            offset += count
+        }
+        return .bytes(Data(bytesNoCopy: buffer, count: offset, deallocator: .free))
+    }
+
+    func remove(_ name: String) {
+        unlink(path(of: name))
+    }
+
+    /// Names in `folder` whose last change is older than `age` seconds.
+    func names(in folder: URL, olderThan age: TimeInterval, now: Date) -> [String] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [] }
+        return names.filter { name in
+            var info = stat()
+            guard stat(folder.appendingPathComponent(name).path, &info) == 0 else { return false }
+            return now.timeIntervalSince1970 - modificationSeconds(info) > age
+        }
+    }
+
+    static func errnoReason() -> String { String(cString: strerror(errno)) }
+
+    static func reason(_ error: any Error) -> String {
+        (error as NSError).localizedDescription
+    }
+}
+
+// `write`/`read` are also CacheFiles' method names, hence these wrappers.
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, bytes, count)
+}
+
+private func systemRead(_ descriptor: Int32, _ bytes: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    read(descriptor, bytes, count)
+}
+
+private func modificationSeconds(_ info: stat) -> Double {
+    #if canImport(Darwin)
+    Double(info.st_mtimespec.tv_sec)
+    #else
+    Double(info.st_mtim.tv_sec)
+    #endif
+}

@@ -1,0 +1,164 @@
+import Foundation
+internal import GRDB
+
+/// Access times and counts gathered in memory and written in one transaction later, so a hit
+/// costs no write transaction.
+struct PendingUsage: Sendable {
+    var touches: [String: Double] = [:]
+    var hits = 0
+    var misses = 0
+    var damaged = 0
+    var isEmpty: Bool { touches.isEmpty && hits == 0 && misses == 0 && damaged == 0 }
+}
+
+/// What the size and age limits are applied with.
+struct IndexLimits: Sendable {
+    /// Evict when the total passes this…
+    var sizeLimit: Int
+    /// …down to this.
+    var sizeTarget: Int
+    /// `lastAccess` or `storedAt`.
+    var ageColumn: String
+    /// Entries whose age column is older than this (seconds since 1970) are dropped.
+    var cutoff: Double
+}
+
+extension CacheIndex {
+    /// Replaces `row` and applies the limits, in one transaction. Returns the files no row points
+    /// to any more (the replaced version and the evicted entries) and the number evicted.
+    func store(_ row: IndexRow, limits: IndexLimits, usage: PendingUsage) throws(DiskCacheError) -> (unreferenced: [String], evicted: Int) {
+        try write { db in
+            try Self.apply(usage, db)
+            var unreferenced: [String] = []
+            if let old = try String.fetchOne(db, sql: "SELECT file FROM entry WHERE key = ?", arguments: [row.key]) {
+                unreferenced.append(old)
+                try db.execute(sql: "DELETE FROM entry WHERE key = ?", arguments: [row.key])
+            }
+            let m = row.metadata
+            try db.execute(
+                sql: """
+                    INSERT INTO entry (key, file, size, checksum, url, contentType, etag, lastModified, expiresAt,
+                        requiresRevalidation, storedAt, lastAccess) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [row.key, row.file, row.size, row.checksum, m.url, m.contentType, m.etag, m.lastModified,
+                            m.expiresAt?.timeIntervalSince1970, m.requiresRevalidation, m.storedAt.timeIntervalSince1970,
+                            m.lastAccess.timeIntervalSince1970])
+            unreferenced += try Self.deleteExpired(limits, limit: 32, db)
+            let evicted = try Self.evict(keeping: row.key, limits: limits, db)
+            return (unreferenced + evicted, evicted.count)
+        }
+    }
+
+    /// Drops expired entries, then least recently used ones down to `limits.sizeTarget` (when
+    /// the total passes `limits.sizeLimit`). Returns the files to delete and the eviction count.
+    func trim(limits: IndexLimits, usage: PendingUsage) throws(DiskCacheError) -> (unreferenced: [String], expired: Int, evicted: Int) {
+        try write { db in
+            try Self.apply(usage, db)
+            let expired = try Self.deleteExpired(limits, limit: .max, db)
+            let evicted = try Self.evict(keeping: nil, limits: limits, db)
+            return (expired + evicted, expired.count, evicted.count)
+        }
+    }
+
+    /// Replaces the metadata of `key` (its bytes, file and checksum stay); false when absent.
+    func update(_ m: CacheMetadata, for key: String) throws(DiskCacheError) -> Bool {
+        try write { db in
+            try db.execute(
+                sql: """
+                    UPDATE entry SET url = ?, contentType = ?, etag = ?, lastModified = ?, expiresAt = ?,
+                        requiresRevalidation = ?, storedAt = ?, lastAccess = ? WHERE key = ?
+                    """,
+                arguments: [m.url, m.contentType, m.etag, m.lastModified, m.expiresAt?.timeIntervalSince1970,
+                            m.requiresRevalidation, m.storedAt.timeIntervalSince1970, m.lastAccess.timeIntervalSince1970, key])
+            return db.changesCount > 0
+        }
+    }
+
+    /// Deletes the row of `key` — only if it still names `file`, when given (another process may
+    /// have replaced it meanwhile). Returns the file of the deleted row.
+    func remove(key: String, ifFile file: String? = nil, usage: PendingUsage = .init()) throws(DiskCacheError) -> String? {
+        try write { db in
+            try Self.apply(usage, db)
+            guard let current = try String.fetchOne(db, sql: "SELECT file FROM entry WHERE key = ?", arguments: [key]),
+                  file == nil || current == file else { return nil }
+            try db.execute(sql: "DELETE FROM entry WHERE key = ?", arguments: [key])
+            return current
+        }
+    }
+
+    func removeAll() throws(DiskCacheError) {
+        try write { db in try db.execute(sql: "DELETE FROM entry") }
+    }
+
+    func flush(_ usage: PendingUsage) throws(DiskCacheError) {
+        guard !usage.isEmpty else { return }
+        try write { db in try Self.apply(usage, db) }
+    }
+
+    /// True (and the sweep time recorded) when no process swept within `interval` seconds.
+    func claimSweep(now: Double, interval: Double) throws(DiskCacheError) -> Bool {
+        try write { db in
+            let last = try Double.fetchOne(db, sql: "SELECT value FROM counter WHERE name = 'lastSweep'") ?? 0
+            guard now - last >= interval else { return false }
+            try db.execute(sql: "UPDATE counter SET value = ? WHERE name = 'lastSweep'", arguments: [now])
+            return true
+        }
+    }
+
+    func statistics() throws(DiskCacheError) -> DiskCache.Statistics {
+        try run {
+            try pool.read { db in
+                let totals = try Row.fetchOne(db, sql: "SELECT count, bytes FROM totals WHERE id = 0")
+                let oldest = try Row.fetchOne(db, sql: "SELECT min(lastAccess) AS access, min(storedAt) AS stored FROM entry")
+                var counters: [String: Double] = [:]
+                for row in try Row.fetchAll(db, sql: "SELECT name, value FROM counter") { counters[row["name"]] = row["value"] }
+                return DiskCache.Statistics(
+                    count: totals?["count"] ?? 0, totalSize: totals?["bytes"] ?? 0,
+                    oldestAccess: (oldest?["access"] as Double?).map(Date.init(timeIntervalSince1970:)),
+                    oldestStored: (oldest?["stored"] as Double?).map(Date.init(timeIntervalSince1970:)),
+                    hits: Int(counters["hits"] ?? 0), misses: Int(counters["misses"] ?? 0),
+                    damaged: Int(counters["damaged"] ?? 0), evictions: Int(counters["evictions"] ?? 0))
+            }
+        }
+    }
+
+    // MARK: - Inside a transaction
+
+    private static func apply(_ usage: PendingUsage, _ db: Database) throws {
+        guard !usage.isEmpty else { return }
+        let touch = try db.cachedStatement(sql: "UPDATE entry SET lastAccess = max(lastAccess, ?) WHERE key = ?")
+        for (key, time) in usage.touches { try touch.execute(arguments: [time, key]) }
+        let add = try db.cachedStatement(sql: "UPDATE counter SET value = value + ? WHERE name = ?")
+        for (name, value) in [("hits", usage.hits), ("misses", usage.misses), ("damaged", usage.damaged)] where value != 0 {
+            try add.execute(arguments: [value, name])
+        }
+    }
+
+    private static func deleteExpired(_ limits: IndexLimits, limit: Int, _ db: Database) throws -> [String] {
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT key, file FROM entry WHERE \(limits.ageColumn) < ? LIMIT ?", arguments: [limits.cutoff, limit])
+        for row in rows { try db.execute(sql: "DELETE FROM entry WHERE key = ?", arguments: [row["key"] as String]) }
+        return rows.map { $0["file"] }
+    }
+
+    private static func evict(keeping key: String?, limits: IndexLimits, _ db: Database) throws -> [String] {
+        var bytes = try Int.fetchOne(db, sql: "SELECT bytes FROM totals WHERE id = 0") ?? 0
+        guard bytes > limits.sizeLimit else { return [] }
+        var files: [String] = []
+        while bytes > limits.sizeTarget {
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT key, file, size FROM entry WHERE key IS NOT ? ORDER BY lastAccess LIMIT 64",
+                arguments: [key])
+            guard !rows.isEmpty else { break }
+            for row in rows where bytes > limits.sizeTarget {
+                try db.execute(sql: "DELETE FROM entry WHERE key = ?", arguments: [row["key"] as String])
+                bytes -= row["size"] as Int
+                files.append(row["file"])
+            }
+        }
+        if !files.isEmpty {
+            try db.execute(sql: "UPDATE counter SET value = value + ? WHERE name = 'evictions'", arguments: [files.count])
+        }
+        return files
+    }
+}

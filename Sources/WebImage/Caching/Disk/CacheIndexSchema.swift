@@ -1,0 +1,37 @@
+internal import GRDB
+
+/// The index's tables. `totals` is maintained by triggers inside the same transactions as the
+/// rows, so it can never disagree with them; `counter` holds hit/miss/damage/eviction counts and
+/// the time of the last orphan sweep, summed over every process.
+enum CacheIndexSchema {
+    static let version = 1
+
+    static func create(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS entry (
+                key TEXT PRIMARY KEY NOT NULL,
+                file TEXT NOT NULL,
+                size INTEGER NOT NULL,
+                checksum INTEGER NOT NULL,
+                url TEXT, contentType TEXT, etag TEXT, lastModified TEXT,
+                expiresAt REAL,
+                requiresRevalidation INTEGER NOT NULL DEFAULT 0,
+                storedAt REAL NOT NULL,
+                lastAccess REAL NOT NULL);
+            CREATE INDEX IF NOT EXISTS entry_lastAccess ON entry(lastAccess);
+            CREATE INDEX IF NOT EXISTS entry_storedAt ON entry(storedAt);
+            CREATE TABLE IF NOT EXISTS totals (
+                id INTEGER PRIMARY KEY CHECK (id = 0), count INTEGER NOT NULL, bytes INTEGER NOT NULL);
+            INSERT OR IGNORE INTO totals VALUES (0, 0, 0);
+            CREATE TRIGGER IF NOT EXISTS entry_inserted AFTER INSERT ON entry BEGIN
+                UPDATE totals SET count = count + 1, bytes = bytes + NEW.size WHERE id = 0; END;
+            CREATE TRIGGER IF NOT EXISTS entry_deleted AFTER DELETE ON entry BEGIN
+                UPDATE totals SET count = count - 1, bytes = bytes - OLD.size WHERE id = 0; END;
+            CREATE TRIGGER IF NOT EXISTS entry_resized AFTER UPDATE OF size ON entry BEGIN
+                UPDATE totals SET bytes = bytes - OLD.size + NEW.size WHERE id = 0; END;
+            CREATE TABLE IF NOT EXISTS counter (name TEXT PRIMARY KEY NOT NULL, value REAL NOT NULL);
+            INSERT OR IGNORE INTO counter VALUES ('hits', 0), ('misses', 0), ('damaged', 0), ('evictions', 0), ('lastSweep', 0);
+            PRAGMA user_version = \(version);
+            """)
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+internal import Logging
+
+extension DiskCache {
+    /// What `trim` removed.
+    public struct TrimReport: Sendable, Equatable, Codable {
+        public var expired: Int
+        public var evicted: Int
+        public var orphansRemoved: Int
+    }
+
+    /// Entries, bytes, oldest dates and hit counts (batched usage is written first).
+    ///
+    /// ```swift
+    /// let stats = try cache.statistics()
+    /// print(stats.count, stats.totalSize, stats.hits, stats.misses)
+    /// ```
+    public func statistics() throws(DiskCacheError) -> Statistics {
+        try index.flush(takeUsage())
+        return try index.statistics()
+    }
+
+    /// Applies the limits now: expired entries go, then least recently used ones until the total
+    /// is within ``Configuration/sizeLimit``; orphan files past their grace period are removed.
+    @discardableResult
+    public func trim() throws(DiskCacheError) -> TrimReport {
+        try trim(toSize: configuration.sizeLimit)
+    }
+
+    /// Like ``trim()``, down to `size` bytes.
+    @discardableResult
+    public func trim(toSize size: Int) throws(DiskCacheError) -> TrimReport {
+        let result = try index.trim(limits: limits(sizeLimit: size), usage: takeUsage())
+        result.unreferenced.forEach(files.remove)
+        if result.evicted > 0 { metrics.evictions.increment(by: result.evicted) }
+        return TrimReport(expired: result.expired, evicted: result.evicted, orphansRemoved: sweepOrphans())
+    }
+
+    /// Reads every entry and checks its size and checksum; damaged entries and rows whose file
+    /// is gone are removed (and logged), and orphan files past their grace period are deleted.
+    ///
+    /// ```swift
+    /// let report = try cache.verify()
+    /// print(report.checked, report.damaged.count)
+    /// ```
+    public func verify() throws(DiskCacheError) -> VerifyReport {
+        var report = VerifyReport(checked: 0, damaged: [], missing: [], orphansRemoved: 0)
+        var last = ""
+        while true {
+            let rows = try index.rows(after: last, limit: 256)
+            guard let tail = rows.last else { break }
+            last = tail.key
+            for row in rows {
+                switch files.read(row.file) {
+                case .missing:
+                    report.missing.append(row.key)
+                    discard(row, reason: "file missing")
+                case .failed(let reason):
+                    logger.error("disk cache verify could not read", metadata: ["file": "\(row.file)", "error": "\(reason)"])
+                case .bytes(let data):
+                    report.checked += 1
+                    if data.count != row.size || data.withUnsafeBytes(ContentChecksum.of) != row.checksum {
+                        report.damaged.append(row.key)
+                        discard(row, reason: data.count == row.size ? "checksum mismatch" : "size \(data.count), expected \(row.size)")
+                    }
+                }
+            }
+        }
+        report.orphansRemoved = sweepOrphans()
+        return report
+    }
+
+    /// Deletes files that no index row names and temporary files, both only when older than
+    /// ``Configuration/orphanGracePeriod`` (a younger one may be another process's store in
+    /// progress), plus files of the pre-index cache format at the top level.
+    @discardableResult
+    func sweepOrphans() -> Int {
+        let now = Date()
+        let grace = configuration.orphanGracePeriod.seconds
+        guard let known = try? index.fileNames() else { return 0 }
+        var removed = 0
+        for name in files.names(in: files.files, olderThan: grace, now: now) where !known.contains(name) {
+            files.remove(name)
+            removed += 1
+        }
+        for name in files.names(in: files.incoming, olderThan: grace, now: now) {
+            unlink(files.incoming.appendingPathComponent(name).path)
+        }
+        for name in files.names(in: directory, olderThan: 0, now: now) where Self.isLegacyFileName(name) {
+            unlink(directory.appendingPathComponent(name).path)
+            removed += 1
+        }
+        if removed > 0 { logger.info("disk cache removed orphan files", metadata: ["count": "\(removed)"]) }
+        return removed
+    }
+
+    /// Once per ``Configuration/orphanSweepInterval`` over all processes (recorded in the index).
+    func sweepOrphansIfDue() {
+        let interval = configuration.orphanSweepInterval
+        let check = pending.withLock { state -> Bool in
+            if let last = state.lastSweepCheck, last.duration(to: .now) < min(interval, .seconds(60)) { return false }
+            state.lastSweepCheck = .now
+            return true
+        }
+        guard check, (try? index.claimSweep(now: Date().timeIntervalSince1970, interval: interval.seconds)) == true else { return }
+        sweepOrphans()
+    }
+
+    /// Files of the format before the index: 64 hex digits, optionally with an extension.
+    static func isLegacyFileName(_ name: String) -> Bool {
+        let stem = name.split(separator: ".", maxSplits: 1).first ?? ""
+        return stem.count == 64 && stem.allSatisfy(\.isHexDigit)
+    }
+}

@@ -1,0 +1,202 @@
+public import Foundation
+internal import Logging
+internal import Metrics
+internal import Synchronization
+
+/// Original image bytes on disk with their HTTP metadata, bounded by size and age, safe across
+/// crashes and across processes sharing the directory.
+///
+/// - **Index**: `index.sqlite` (SQLite in WAL mode, opened on first use) maps each key to its file, size, checksum
+///   and ``CacheMetadata``. Opening reads no directory listing; index and files are reconciled
+///   lazily (a row whose file is gone is dropped when read; files no row names are swept at most
+///   once per ``Configuration/orphanSweepInterval``, and by ``trim()`` and ``verify()``).
+/// - **Writes**: bytes go to `.incoming/<uuid>`, are `fsync`ed, renamed to `files/<key hash>-<random>`,
+///   and only then indexed, in one transaction that also evicts: a crash leaves the old entry,
+///   the new one, or none — and at worst an orphan file, never a row naming wrong bytes.
+/// - **Reads** check the bytes' size and checksum; a damaged entry is logged, removed and missed.
+/// - Access times and hit counts are written in batches (every 256 hits or 1 s, before any
+///   eviction, on ``statistics()`` and ``flush()``).
+///
+/// ```swift
+/// let disk = try DiskCache(directory: dir, configuration: .init(sizeLimit: 100 << 20, maxAge: .seconds(86_400)))
+/// try disk.store(data, metadata: metadata, for: url.absoluteString)
+/// if let entry = disk.entry(for: url.absoluteString), entry.metadata.isFresh(at: .now) { use(entry.data) }
+/// disk.updateMetadata(refreshed, for: url.absoluteString)  // after a 304
+/// ```
+public final class DiskCache: DataCaching {
+    public let directory: URL
+    public let configuration: Configuration
+    let files: CacheFiles
+    private let indexPath: String
+    private let openedIndex = Mutex<CacheIndex?>(nil)
+    let logger = Logger(label: "webimage.disk-cache")
+    let pending = Mutex(PendingState())
+    let metrics = DiskCacheMetrics()
+
+    struct PendingState {
+        var usage = PendingUsage()
+        var since: ContinuousClock.Instant?
+        var lastSweepCheck: ContinuousClock.Instant?
+    }
+
+    /// Opens (creating if needed) the cache in `directory`.
+    /// - Throws: ``DiskCacheError/cannotCreateDirectory(path:reason:)`` or
+    ///   ``DiskCacheError/indexFailed(path:reason:)``.
+    public init(directory: URL, configuration: Configuration = .init()) throws(DiskCacheError) {
+        self.directory = directory
+        self.configuration = configuration
+        files = CacheFiles(root: directory)
+        indexPath = directory.appendingPathComponent("index.sqlite").path
+        try files.createDirectories(indexed: false)
+    }
+
+    /// The index, opened on first use: a cache that is never used (`fetch --no-cache`) leaves
+    /// nothing but its folder behind.
+    var index: CacheIndex {
+        get throws(DiskCacheError) {
+            try openedIndex.withLock { (opened: inout CacheIndex?) throws(DiskCacheError) -> CacheIndex in
+                if let opened { return opened }
+                let index = try CacheIndex(path: indexPath, busyTimeout: configuration.busyTimeout, logger: logger)
+                opened = index
+                return index
+            }
+        }
+    }
+
+    deinit {
+        flush()
+    }
+
+    /// The entry for `key` if its bytes are intact and it is within the age limit.
+    public func entry(for key: String) -> DataCacheEntry? {
+        lookup(key, now: Date(), mayRetry: true)
+    }
+
+    /// `mayRetry`: a missing file may mean another process replaced the entry between our index
+    /// read and our file read (and removed the old file); then the new row is read once more.
+    private func lookup(_ key: String, now: Date, mayRetry: Bool) -> DataCacheEntry? {
+        let row: IndexRow?
+        do { row = try index.row(for: key) } catch {
+            logger.error("disk cache lookup failed", metadata: ["key": "\(key)", "error": "\(error)"])
+            return miss()
+        }
+        guard var row else { return miss() }
+        if let touched = pending.withLock({ $0.usage.touches[key] }) {  // not yet written
+            row.metadata.lastAccess = max(row.metadata.lastAccess, Date(timeIntervalSince1970: touched))
+        }
+        if isExpired(row.metadata, now: now) {
+            discard(row, reason: nil)
+            return miss()
+        }
+        switch files.read(row.file) {
+        case .missing:
+            if mayRetry, let current = try? index.row(for: key), current.file != row.file {
+                return lookup(key, now: now, mayRetry: false)
+            }
+            discard(row, reason: "file missing")
+            return miss()
+        case .failed(let reason):
+            logger.error("disk cache read failed", metadata: ["key": "\(key)", "file": "\(row.file)", "error": "\(reason)"])
+            return miss()
+        case .bytes(let data):
+            guard data.count == row.size, data.withUnsafeBytes(ContentChecksum.of) == row.checksum else {
+                discard(row, reason: data.count == row.size ? "checksum mismatch" : "size \(data.count), expected \(row.size)")
+                return miss()
+            }
+            var metadata = row.metadata
+            metadata.lastAccess = now
+            recordHit(key, at: now)
+            return DataCacheEntry(data: data, metadata: metadata)
+        }
+    }
+
+    /// Stores `data` under `key`, replacing any entry, and evicts what the limits require.
+    /// Empty data is not stored.
+    /// - Throws: ``DiskCacheError`` (logged too); the cache is unchanged then.
+    public func store(_ data: Data, metadata: CacheMetadata, for key: String) throws(DiskCacheError) {
+        guard !data.isEmpty else { return }
+        guard data.count <= configuration.sizeLimit else {
+            throw logged(.entryTooLarge(bytes: data.count, limit: configuration.sizeLimit), key: key)
+        }
+        let name = CacheFiles.newName(for: key)
+        do { try files.write(data, name: name, sync: configuration.synchronousWrites) } catch { throw logged(error, key: key) }
+        var metadata = metadata
+        metadata.byteCount = data.count
+        let row = IndexRow(key: key, file: name, size: data.count, checksum: data.withUnsafeBytes(ContentChecksum.of), metadata: metadata)
+        let usage = takeUsage()
+        let result: (unreferenced: [String], evicted: Int)
+        do { result = try index.store(row, limits: limits(), usage: usage) } catch {
+            files.remove(name)
+            throw logged(error, key: key)
+        }
+        result.unreferenced.forEach(files.remove)
+        if result.evicted > 0 { metrics.evictions.increment(by: result.evicted) }
+        sweepOrphansIfDue()
+    }
+
+    /// Stores `data` with no HTTP metadata (fresh until the cache's age limit).
+    public func store(_ data: Data, for key: String) throws(DiskCacheError) {
+        try store(data, metadata: CacheMetadata(byteCount: data.count), for: key)
+    }
+
+    /// The intact bytes for `key`, fresh or not.
+    public func data(for key: String) -> Data? {
+        entry(for: key)?.data
+    }
+
+    /// Replaces the metadata of the entry for `key` (after a `304 Not Modified`); its bytes stay.
+    public func updateMetadata(_ metadata: CacheMetadata, for key: String) {
+        do { _ = try index.update(metadata, for: key) } catch {
+            logger.error("disk cache metadata update failed", metadata: ["key": "\(key)", "error": "\(error)"])
+        }
+    }
+
+    public func remove(key: String) {
+        do { if let file = try index.remove(key: key) { files.remove(file) } } catch {
+            logger.error("disk cache remove failed", metadata: ["key": "\(key)", "error": "\(error)"])
+        }
+    }
+
+    /// Removes every entry and file (files of stores still in progress elsewhere too: those
+    /// entries then read as misses).
+    public func removeAll() throws(DiskCacheError) {
+        _ = takeUsage()
+        try index.removeAll()
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: files.files.path)) ?? [] { files.remove(name) }
+    }
+
+    // MARK: - Internals
+
+    func limits(sizeLimit: Int? = nil, now: Date = Date()) -> IndexLimits {
+        let limit = sizeLimit ?? configuration.sizeLimit
+        return IndexLimits(
+            sizeLimit: limit, sizeTarget: sizeLimit == nil ? Int(Double(limit) * configuration.trimRatio) : limit,
+            ageColumn: configuration.expireType == .accessDate ? "lastAccess" : "storedAt",
+            cutoff: now.timeIntervalSince1970 - configuration.maxAge.seconds)
+    }
+
+    private func isExpired(_ metadata: CacheMetadata, now: Date) -> Bool {
+        let date = configuration.expireType == .accessDate ? metadata.lastAccess : metadata.storedAt
+        return now.timeIntervalSince(date) > configuration.maxAge.seconds
+    }
+
+    /// Drops `row` (only if it still names the same file) and its file; `reason` marks damage.
+    func discard(_ row: IndexRow, reason: String?) {
+        if let reason {
+            logger.error("damaged disk cache entry removed", metadata: ["key": "\(row.key)", "file": "\(row.file)", "reason": "\(reason)"])
+            metrics.damaged.increment()
+            pending.withLock { $0.usage.damaged += 1 }
+        }
+        let usage = takeUsage()
+        do { _ = try index.remove(key: row.key, ifFile: row.file, usage: usage) } catch {
+            logger.error("disk cache remove failed", metadata: ["key": "\(row.key)", "error": "\(error)"])
+        }
+        files.remove(row.file)
+    }
+
+    func logged(_ error: DiskCacheError, key: String) -> DiskCacheError {
+        logger.error("disk cache store failed", metadata: ["key": "\(key)", "error": "\(error)"])
+        metrics.storeFailures.increment()
+        return error
+    }
+}

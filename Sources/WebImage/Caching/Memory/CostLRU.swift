@@ -1,0 +1,64 @@
+/// Values by key with a cost each, in recency order: the state both memory caches keep under
+/// their mutex. Look-up, insert, touch and removal are O(1); an optional expiry per entry is
+/// checked only when set (no clock read otherwise).
+struct CostLRU<Value> {
+    struct Entry {
+        var value: Value
+        var cost: Int
+        var slot: Int
+        var expires: ContinuousClock.Instant?
+    }
+
+    private(set) var entries: [String: Entry] = [:]
+    private var order = LRUList<String>()
+    private(set) var totalCost = 0
+
+    var count: Int { entries.count }
+
+    /// The value for `key`, made most recent; an expired entry is removed and missed.
+    mutating func value(forKey key: String) -> Value? {
+        guard let entry = entries[key] else { return nil }
+        if let expires = entry.expires, ContinuousClock.now >= expires {
+            remove(key)
+            return nil
+        }
+        order.touch(entry.slot)
+        return entry.value
+    }
+
+    mutating func insert(_ value: Value, cost: Int, forKey key: String, expires: ContinuousClock.Instant?) {
+        if let old = entries[key] {
+            totalCost -= old.cost
+            order.touch(old.slot)
+            entries[key] = Entry(value: value, cost: cost, slot: old.slot, expires: expires)
+        } else {
+            entries[key] = Entry(value: value, cost: cost, slot: order.insert(key), expires: expires)
+        }
+        totalCost += cost
+    }
+
+    @discardableResult
+    mutating func remove(_ key: String) -> Value? {
+        guard let entry = entries.removeValue(forKey: key) else { return nil }
+        order.remove(entry.slot)
+        totalCost -= entry.cost
+        return entry.value
+    }
+
+    /// Removes least recently used entries until within `cost` and `count`; `evicted` sees each.
+    /// `evicted` may take parts of the value out (it receives the only copy).
+    mutating func trim(toCost cost: Int, count: Int, evicted: (String, inout Value) -> Void = { _, _ in }) -> Int {
+        var removed = 0
+        while totalCost > cost || entries.count > count, let (key, _) = order.leastRecent {
+            if var value = remove(key) { evicted(key, &value) }
+            removed += 1
+        }
+        return removed
+    }
+
+    mutating func removeAll() {
+        entries.removeAll()
+        order.removeAll()
+        totalCost = 0
+    }
+}

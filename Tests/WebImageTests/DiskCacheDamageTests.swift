@@ -1,0 +1,99 @@
+import Foundation
+import GRDB
+import Testing
+import WebImage
+import WebImageOrigin
+
+/// Damage done from outside (disk errors, people, other programs) is detected, never served.
+@Suite("Disk cache: damaged files and index")
+struct DiskCacheDamageTests {
+    let key = "https://a.com/photo.jpg"
+    let bytes = CacheSamples.bytes(for: "photo", version: 3)
+
+    /// A cache holding `bytes` under `key`, and the path of that entry's file.
+    func filled() throws -> (DiskCache, URL, String) {
+        let directory = temporaryDirectory()
+        let cache = try DiskCache(directory: directory, configuration: .init(orphanGracePeriod: .zero))
+        try cache.store(bytes, for: key)
+        let file = try indexQueue(directory).read { db in
+            try String.fetchOne(db, sql: "SELECT file FROM entry WHERE key = ?", arguments: [key])
+        }
+        return (cache, directory, directory.appendingPathComponent("files/\(try #require(file))").path)
+    }
+
+    func indexQueue(_ directory: URL) throws -> DatabaseQueue {
+        var configuration = GRDB.Configuration()
+        configuration.busyMode = .timeout(5)
+        return try DatabaseQueue(path: directory.appendingPathComponent("index.sqlite").path, configuration: configuration)
+    }
+
+    /// `damage` the file; the next read is a miss, the entry and its file are gone, the damage counted.
+    func expectDetected(_ damage: (String) throws -> Void) throws {
+        let (cache, _, path) = try filled()
+        try damage(path)
+        #expect(cache.entry(for: key) == nil)
+        #expect(!FileManager.default.fileExists(atPath: path))
+        let stats = try cache.statistics()
+        #expect(stats.count == 0 && stats.totalSize == 0 && stats.damaged == 1)
+        try cache.store(bytes, for: key)  // re-stored as after a new download
+        #expect(cache.entry(for: key)?.data == bytes)
+    }
+
+    @Test func truncatedFile() throws {
+        try expectDetected { path in try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: path)) }
+    }
+
+    @Test func flippedBit() throws {
+        try expectDetected { path in
+            var damaged = bytes
+            damaged[damaged.count / 2] ^= 0x10
+            try damaged.write(to: URL(fileURLWithPath: path))
+        }
+    }
+
+    @Test func zeroFilledFile() throws {
+        try expectDetected { path in try Data(count: bytes.count).write(to: URL(fileURLWithPath: path)) }
+    }
+
+    @Test func longerFile() throws {
+        try expectDetected { path in try (bytes + Data([0])).write(to: URL(fileURLWithPath: path)) }
+    }
+
+    @Test func rowWithoutFile() throws {
+        try expectDetected { path in try FileManager.default.removeItem(atPath: path) }
+    }
+
+    @Test func fileWithoutRowIsAMissAndIsSweptLater() throws {
+        let (cache, directory, path) = try filled()
+        try indexQueue(directory).write { db in try db.execute(sql: "DELETE FROM entry") }
+        #expect(cache.entry(for: key) == nil)
+        #expect(FileManager.default.fileExists(atPath: path))  // an orphan until a sweep
+        #expect(try cache.trim().orphansRemoved == 1)
+        #expect(!FileManager.default.fileExists(atPath: path))
+        try cache.store(bytes, for: key)
+        #expect(cache.entry(for: key)?.data == bytes)
+    }
+
+    @Test func verifyFindsEveryDamagedEntry() throws {
+        let (cache, _, path) = try filled()
+        for i in 0..<5 { try cache.store(CacheSamples.bytes(for: "k\(i)"), for: "k\(i)") }
+        try Data(count: 10).write(to: URL(fileURLWithPath: path))
+        let report = try cache.verify()
+        #expect(report.checked == 6 && report.damaged == [key] && report.missing.isEmpty)
+        #expect(try cache.statistics().count == 5)
+        #expect(try cache.verify().damaged.isEmpty)
+    }
+
+    @Test func aDamagedIndexIsSetAsideAndTheCacheStartsEmpty() throws {
+        let directory = try filled().1  // the cache itself is closed again here
+        let index = directory.appendingPathComponent("index.sqlite")
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: index.path + suffix) }
+        try Data(repeating: 0x5A, count: 8192).write(to: index)
+        let reopened = try DiskCache(directory: directory)
+        #expect(reopened.entry(for: key) == nil)
+        try reopened.store(bytes, for: key)
+        #expect(reopened.entry(for: key)?.data == bytes)
+        let aside = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains(".damaged-") }
+        #expect(!aside.isEmpty)
+    }
+}
