@@ -18,7 +18,10 @@ enum OverheadMetric {
 func pipelineBenchmarks() {
     // A-B-B-A in every iteration: the pipeline (no caches) and the same downloader + JPEGCoder
     // called directly, so the ratio is not swayed by the machine's drift between benchmarks.
-    Benchmark("Paired cold 1 MP JPEG: pipeline vs downloader + decoder", configuration: .init(maxDuration: .seconds(10), maxIterations: 60)) { benchmark in
+    let paired = Benchmark.Configuration(
+        metrics: [.wallClock, OverheadMetric.pipeline, OverheadMetric.plain, OverheadMetric.ratio], timeUnits: .milliseconds,
+        maxDuration: .seconds(15), maxIterations: 60)
+    Benchmark("Paired cold 1 MP JPEG: pipeline vs downloader + decoder", configuration: paired) { benchmark in
         let f = try await fixtures()
         let downloader = ImageDownloader()
         let pipeline = ImagePipeline(configuration: .init(downloader: downloader, memoryCache: nil, dataCache: nil))

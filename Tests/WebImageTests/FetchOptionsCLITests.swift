@@ -74,4 +74,21 @@ struct FetchOptionsCLITests {
             #expect(conflict.status == 64)
         }
     }
+
+    @Test func refreshRevalidatesAndTheSummaryCountsIt() async throws {
+        try await withOrigin { origin in
+            let cache = temporaryDirectory()
+            let urls = ["small.jpg", "logo.png"].map { origin.url("/cache/\($0)?cc=max-age%3D3600").absoluteString }
+            let base = urls + ["--output", temporaryDirectory().path, "--cache-dir", cache.path]
+            _ = try await fetch(base)
+            let (warm, fromDisk) = try await fetch(base)
+            #expect(warm.status == 0 && fromDisk?.fromDisk == 2 && fromDisk?.revalidated == 0)
+            let (refreshed, summary) = try await fetch(base + ["--refresh"])
+            #expect(refreshed.status == 0, "\(refreshed.stderr)")
+            #expect(summary?.revalidated == 2 && summary?.fromDisk == 0 && summary?.fromNetwork == 0)
+            let conditional = origin.requests.filter { $0.path.hasPrefix("/cache/") }
+            #expect(conditional.count == 4)
+            #expect(conditional.suffix(2).allSatisfy { $0.status == 304 && $0.headers["if-none-match"] != nil })
+        }
+    }
 }

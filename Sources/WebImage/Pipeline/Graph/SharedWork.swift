@@ -154,8 +154,10 @@ final class SharedWork<Key: Hashable & Sendable, Value: Sendable, Event: Sendabl
                         }
                         self.finish(key, jobID, result)
                     }
+                    // Every subscriber may have left before the task existed (the job is then gone from
+                    // the table, or a newer one has its key): nobody would cancel it, so do it here.
                     let cancelled = jobs.withLock { jobs -> Bool in
-                        guard let job = jobs[key], job.id == jobID else { return false }
+                        guard let job = jobs[key], job.id == jobID else { return true }
                         job.task = task
                         return job.subscribers.isEmpty
                     }
