@@ -6,6 +6,11 @@
 //   WebImageMeasure make-png PATH      the PNG of the decode benchmarks (1000×1000 RGBA)
 //   WebImageMeasure MODE PATH          MODE: none | thumbnail | full
 //   WebImageMeasure loop PATH          decodes PATH 200 times (a steady load for `perf record`)
+//   WebImageMeasure callers N          N callers of one URL through a new pipeline, 20 rounds (for
+//                                      `perf record`); prints the median cost per caller
+//   WebImageMeasure memory-hit N       N memory hits through image(for:), 20 rounds; ns per hit
+//   WebImageMeasure floor N            N tasks that each wait on a continuation one job resumes:
+//                                      what any sharing costs per caller on this machine
 //
 // Reads the file, then resets the kernel's peak-RSS mark (`5` → /proc/self/clear_refs sets
 // VmHWM to the current VmRSS), decodes, and prints one JSON line: the resident set before the
@@ -23,6 +28,49 @@ func status(_ key: String) -> Int {
 }
 
 let arguments = CommandLine.arguments
+if arguments.count == 3, let count = Int(arguments[2]), arguments[1] == "floor" {
+    final class Waiters: @unchecked Sendable {  // guarded by `lock`
+        let lock = NSLock()
+        var continuations: [CheckedContinuation<Int, Never>] = []
+    }
+    var perCall: [Double] = []
+    for _ in 0..<20 {
+        let waiters = Waiters()
+        let started = ContinuousClock.now
+        let callers = (0..<count).map { _ in
+            Task { await withCheckedContinuation { c in waiters.lock.withLock { waiters.continuations.append(c) } } }
+        }
+        while waiters.lock.withLock({ waiters.continuations.count }) < count { await Task.yield() }
+        for c in waiters.lock.withLock({ waiters.continuations }) { c.resume(returning: 1) }
+        for caller in callers { _ = await caller.value }
+        perCall.append(Double((ContinuousClock.now - started) / .nanoseconds(1)) / Double(count))
+    }
+    print("median \(perCall.sorted()[perCall.count / 2]) ns per call")
+    exit(0)
+}
+if arguments.count == 3, let count = Int(arguments[2]), arguments[1] == "callers" || arguments[1] == "memory-hit" {
+    let origin = try await ImageOrigin.start(files: ["photo.jpg": try SampleImages.jpeg(width: 1000, height: 1000, seed: 1)])
+    let url = origin.imageURL("photo.jpg")
+    let warm = ImagePipeline()
+    _ = try await warm.image(for: url)
+    var perCall: [Double] = []
+    for _ in 0..<20 {
+        let started = ContinuousClock.now
+        if arguments[1] == "callers" {
+            let pipeline = ImagePipeline(configuration: .init(memoryCache: nil, dataCache: nil))
+            // Unstructured tasks: a task group's child removal searches its list (O(n²) for 10,000).
+            let callers = (0..<count).map { _ in Task { _ = try await pipeline.image(for: url) } }
+            for caller in callers { try await caller.value }
+        } else {
+            // Off the main actor (top-level code runs on it): a hop per call would be measured.
+            try await Task.detached { for _ in 0..<count { _ = try await warm.image(for: url) } }.value
+        }
+        perCall.append(Double((ContinuousClock.now - started) / .nanoseconds(1)) / Double(count))
+    }
+    await origin.stop()
+    print("median \(perCall.sorted()[perCall.count / 2]) ns per call")
+    exit(0)
+}
 guard arguments.count == 3 else {
     FileHandle.standardError.write(Data("usage: WebImageMeasure make|none|thumbnail|full PATH\n".utf8))
     exit(2)

@@ -16,13 +16,50 @@ public import Foundation
 /// ```
 public struct ImageRequest: Sendable {
     /// The download: URL, headers, timeout, credentials, validators, priority.
-    public var download: ImageDownloadRequest
+    public var download: ImageDownloadRequest {
+        get { storage.download }
+        set { mutableStorage.download = newValue }
+    }
     /// How the pipeline treats caches, decoding and failures (SDWebImage's `SDWebImageOptions`).
-    public var options: ImageLoadingOptions
+    public var options: ImageLoadingOptions {
+        get { storage.options }
+        set { mutableStorage.options = newValue }
+    }
     /// Typed parameters (SDWebImage's `SDWebImageContext`).
-    public var context: ImageLoadingContext
-    /// The data key, computed once (see ``dataKey``).
-    private var storedDataKey: String
+    public var context: ImageLoadingContext {
+        get { storage.context }
+        set { mutableStorage.context = newValue }
+    }
+
+    /// Everything in one reference, copied on write: a request is passed and stored at every
+    /// stage and in every response, and copying one reference costs a fraction of copying (and
+    /// retaining) each field.
+    private final class Storage: Sendable {
+        // `let`s are not possible with copy-on-write mutation; the instance is mutated only while
+        // uniquely referenced (see `mutableStorage`), so no two threads ever see it change.
+        nonisolated(unsafe) var download: ImageDownloadRequest
+        nonisolated(unsafe) var options: ImageLoadingOptions
+        nonisolated(unsafe) var context: ImageLoadingContext
+        nonisolated(unsafe) var dataKey: String
+
+        init(download: ImageDownloadRequest, options: ImageLoadingOptions, context: ImageLoadingContext, dataKey: String) {
+            self.download = download
+            self.options = options
+            self.context = context
+            self.dataKey = dataKey
+        }
+
+        func copy() -> Storage { Storage(download: download, options: options, context: context, dataKey: dataKey) }
+    }
+
+    private var storage: Storage
+
+    private var mutableStorage: Storage {
+        mutating get {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            return storage
+        }
+    }
 
     public init(
         url: URL, priority: RequestPriority = .normal, headers: [HTTPField] = [], cacheKey: String? = nil,
@@ -33,35 +70,32 @@ public struct ImageRequest: Sendable {
     }
 
     public init(download: ImageDownloadRequest, options: ImageLoadingOptions = [], context: ImageLoadingContext = .init()) {
-        self.download = download
-        self.options = options
-        self.context = context
-        storedDataKey = ""
+        storage = Storage(download: download, options: options, context: context, dataKey: "")
         refreshKey()
     }
 
     public var url: URL {
-        get { download.url }
+        get { storage.download.url }
         set { download.url = newValue; download.identity = newValue.absoluteString; refreshKey() }
     }
 
     public var priority: RequestPriority {
-        get { download.priority }
+        get { storage.download.priority }
         set { download.priority = newValue }
     }
 
     /// The key of the original bytes (memory-data and disk caches): the URL after the context's
     /// cache key filter (or the explicit cache key). Every variant of one URL shares it.
-    public var dataKey: String { storedDataKey }
+    public var dataKey: String { storage.dataKey }
 
     /// The key of the final image (memory cache, and disk for processed variants): the data key
     /// plus the decoding options, the thumbnail size and the processors' identifiers. Equal to
     /// ``dataKey`` for a plain request, so the original's image and bytes share one name.
     public var imageKey: String {
         // The common case (a plain request) builds no string: the memory-hit path runs this.
-        guard context.processors.isEmpty, context.thumbnailMaxPixelSize == nil,
-              options.isDisjoint(with: [.decodeFirstFrameOnly, .scaleDownLargeImages]) else { return storedDataKey + "#" + variantSuffix }
-        return storedDataKey
+        guard storage.context.processors.isEmpty, storage.context.thumbnailMaxPixelSize == nil,
+              storage.options.isDisjoint(with: [.decodeFirstFrameOnly, .scaleDownLargeImages]) else { return storage.dataKey + "#" + variantSuffix }
+        return storage.dataKey
     }
 
     /// The key under which ``cacheKey`` was known before there were two keys.
@@ -88,12 +122,13 @@ public struct ImageRequest: Sendable {
     var isVariant: Bool { !context.processors.isEmpty || context.thumbnailMaxPixelSize != nil || options.contains(.scaleDownLargeImages) }
 
     private mutating func refreshKey() {
-        if let override = context.cacheKeyOverride {
-            storedDataKey = override
-        } else if let filter = context.cacheKeyFilter {
-            storedDataKey = filter.key(download.url)
+        let storage = mutableStorage
+        if let override = storage.context.cacheKeyOverride {
+            storage.dataKey = override
+        } else if let filter = storage.context.cacheKeyFilter {
+            storage.dataKey = filter.key(storage.download.url)
         } else {
-            storedDataKey = download.url.absoluteString
+            storage.dataKey = storage.download.url.absoluteString
         }
     }
 

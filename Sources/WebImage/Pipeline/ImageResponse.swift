@@ -21,7 +21,14 @@ public struct ImageResponse: Sendable {
     /// The HTTP response, for network loads.
     public var httpResponse: DataResponse?
     /// The request that produced it.
-    public var request: ImageRequest
+    public var request: ImageRequest {
+        get { storedRequest ?? ImageRequest(url: url) }
+        set { storedRequest = newValue; url = newValue.url }
+    }
+    /// The URL asked for; for `image(for: url)` memory hits the request is made from it only
+    /// when read, so a hit costs no request.
+    private var url: URL
+    private var storedRequest: ImageRequest?
     /// The disk entry was stale and the origin confirmed it (`304 Not Modified`).
     public var isRevalidated: Bool
     /// The disk entry was stale and revalidation failed (network error or 5xx): served anyway
@@ -36,9 +43,24 @@ public struct ImageResponse: Sendable {
         self.data = data
         self.source = source
         self.httpResponse = httpResponse
-        self.request = request
+        self.storedRequest = request
+        self.url = request.url
         self.isRevalidated = isRevalidated
         self.isStale = isStale
+    }
+}
+
+extension ImageResponse {
+    /// A memory hit for a plain URL request.
+    init(memoryHit image: Image, url: URL) {
+        self.image = image
+        self.data = nil
+        self.source = .memory
+        self.httpResponse = nil
+        self.storedRequest = nil
+        self.url = url
+        self.isRevalidated = false
+        self.isStale = false
     }
 }
 

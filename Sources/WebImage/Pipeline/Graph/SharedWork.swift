@@ -12,7 +12,9 @@ import Tracing
 /// subscriptions it holds below. A finished job is forgotten: the next caller starts a new one.
 ///
 /// A mutex, not an actor: joining and leaving are a few dictionary operations and must not cost
-/// a hop. Continuations and event handlers run after the lock is released; priority observers run
+/// a hop. Continuations are unsafe (unchecked) ones: each is resumed exactly once — by `finish`,
+/// or by `leave` after it was removed from the table under the lock, or at once when the
+/// caller was already cancelled — and the checked kind costs an allocation per caller. Continuations and event handlers run after the lock is released; priority observers run
 /// under it, so changes reach the stage below in the order they were made (lock order: a stage,
 /// then the stages below it, then the downloader's registry and queue — never upwards).
 final class SharedWork<Key: Hashable & Sendable, Value: Sendable, Event: Sendable>: Sendable {
@@ -20,7 +22,7 @@ final class SharedWork<Key: Hashable & Sendable, Value: Sendable, Event: Sendabl
     typealias Work = @Sendable (Context) async throws -> Value
 
     struct Subscriber {
-        var continuation: CheckedContinuation<Value, any Error>
+        var continuation: UnsafeContinuation<Value, any Error>
         var priority: RequestPriority
         var onEvent: EventHandler?
     }
@@ -35,7 +37,9 @@ final class SharedWork<Key: Hashable & Sendable, Value: Sendable, Event: Sendabl
         var priority: RequestPriority
         var task: Task<Void, Never>?
         var priorityObserver: (@Sendable (RequestPriority) -> Void)?
-        var handlers: [EventHandler] { subscribers.values.compactMap(\.onEvent) }
+        /// The subscribers that want events, apart: most callers want none, and an event must not
+        /// walk 10,000 subscribers to find the few that do.
+        var handlers: [UInt64: EventHandler] = [:]
 
         init(id: UInt64, priority: RequestPriority) {
             self.id = id
@@ -45,11 +49,13 @@ final class SharedWork<Key: Hashable & Sendable, Value: Sendable, Event: Sendabl
         func add(_ id: UInt64, _ subscriber: Subscriber) {
             subscribers[id] = subscriber
             levels[subscriber.priority.rawValue] += 1
+            if let handler = subscriber.onEvent { handlers[id] = handler }
         }
 
         func remove(_ id: UInt64) -> Subscriber? {
             guard let gone = subscribers.removeValue(forKey: id) else { return nil }
             levels[gone.priority.rawValue] -= 1
+            if gone.onEvent != nil { handlers[id] = nil }
             return gone
         }
 
@@ -79,7 +85,10 @@ final class SharedWork<Key: Hashable & Sendable, Value: Sendable, Event: Sendabl
 
         /// Sends `event` to every subscriber (in the order sent).
         func send(_ event: Event) {
-            let handlers = owner.jobs.withLock { $0[key].flatMap { $0.id == jobID ? $0.handlers : nil } ?? [] }
+            let handlers = owner.jobs.withLock { jobs -> [EventHandler] in
+                guard let job = jobs[key], job.id == jobID, !job.handlers.isEmpty else { return [] }
+                return Array(job.handlers.values)
+            }
             for handler in handlers { handler(event) }
         }
 
@@ -111,7 +120,7 @@ final class SharedWork<Key: Hashable & Sendable, Value: Sendable, Event: Sendabl
         work: @escaping Work
     ) async throws -> Value {
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Value, any Error>) in
                 let subscriber = Subscriber(continuation: continuation, priority: priority, onEvent: onEvent)
                 let newJob: UInt64? = jobs.withLock { jobs in
                     // Checked under the lock: either this sees the cancellation or `leave` sees us.
@@ -171,7 +180,7 @@ final class SharedWork<Key: Hashable & Sendable, Value: Sendable, Event: Sendabl
     func isRunning(_ key: Key) -> Bool { jobs.withLock { $0[key] != nil } }
 
     private func leave(_ key: Key, subscriber id: UInt64) {
-        let (continuation, task) = jobs.withLock { jobs -> (CheckedContinuation<Value, any Error>?, Task<Void, Never>?) in
+        let (continuation, task) = jobs.withLock { jobs -> (UnsafeContinuation<Value, any Error>?, Task<Void, Never>?) in
             guard let job = jobs[key], let gone = job.remove(id) else { return (nil, nil) }
             if job.subscribers.isEmpty {
                 jobs[key] = nil

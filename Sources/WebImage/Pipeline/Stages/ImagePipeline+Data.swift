@@ -6,8 +6,9 @@ extension ImagePipeline {
     /// The data stage's sharing key: the data key plus what changes how the bytes are found.
     func dataJobKey(_ request: ImageRequest) -> String {
         let mask: ImageLoadingOptions = [.refreshCached, .fromCacheOnly, .fromLoaderOnly, .queryMemoryData, .disableDiskRead, .retryFailed]
-        var key = "\(request.options.intersection(mask).rawValue)"
-        if request.options.contains(.progressiveLoad) { key += "p" }
+        let flags = request.options.intersection(mask).rawValue | (request.options.contains(.progressiveLoad) ? 1 << 31 : 0)
+        guard flags != 0 || request.context.downloader != nil else { return request.dataKey }  // the common case: no new string
+        var key = String(flags, radix: 16)
         if let downloader = request.context.downloader { key += "@\(ObjectIdentifier(downloader).hashValue)" }
         return key + "|" + request.dataKey
     }

@@ -5,10 +5,10 @@ import Tracing
 extension ImagePipeline {
     /// The image stage's sharing key: the image key plus the options that change how it is made.
     func imageJobKey(_ request: ImageRequest) -> String {
-        var key = dataJobKey(request) + "#" + request.variantSuffix
-        if request.options.contains(.avoidDecode) { key += ";header" }
-        if request.options.contains(.disableMemoryWrite) { key += ";nomem" }
-        return key
+        let data = dataJobKey(request), variant = request.variantSuffix
+        let avoid = request.options.contains(.avoidDecode), noMemory = request.options.contains(.disableMemoryWrite)
+        guard !variant.isEmpty || avoid || noMemory else { return data }  // the common case: no new string
+        return data + "#" + variant + (avoid ? ";header" : "") + (noMemory ? ";nomem" : "")
     }
 
     /// The final image, shared by every caller of one image key. Callers subscribe here only.
