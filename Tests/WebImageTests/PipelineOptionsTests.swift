@@ -97,6 +97,22 @@ struct PipelineOptionsTests {
         }
     }
 
+    @Test func queryMemoryDataServesOriginalBytesFromMemory() async throws {
+        try await withOrigin { origin in
+            let bytes = MemoryDataCache()
+            let pipeline = ImagePipeline(configuration: .init(memoryCache: nil, memoryDataCache: bytes))
+            let url = origin.imageURL("small.jpg")
+            var request = ImageRequest(url: url, options: .queryMemoryData)
+            request.context.storePolicy.original = .memory
+            let first = try await pipeline.data(for: request)
+            #expect(first.source == .network)
+            #expect(bytes[request.dataKey] == SampleFiles.standard["small.jpg"])
+            #expect(try await pipeline.image(for: request).source == .memory)
+            #expect(pipeline.statistics.memoryDataHits == 1)
+            #expect(origin.totalRequests == 1)
+        }
+    }
+
     @Test func queryDiskDataSyncFindsTheDiskInTheCallingTask() async throws {
         try await withOrigin { origin in
             let directory = temporaryDirectory()

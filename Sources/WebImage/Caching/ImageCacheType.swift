@@ -1,19 +1,25 @@
-/// Which caches a request may read from and write to (SDWebImage's `SDImageCacheType`).
+/// A set of cache layers (SDWebImage's `SDImageCacheType`): where a request's original and final
+/// image are stored (``StorePolicy``).
 ///
 /// ```swift
-/// let type: ImageCacheType = .disk
+/// var policy = StorePolicy()
+/// policy.original = .none          // keep only the processed variant
+/// let type: ImageCacheType = .all  // memory and disk
 /// if type.includesMemory { cache[key] = image }
 /// ```
-public enum ImageCacheType: String, Sendable, Hashable, Codable, CaseIterable {
-    /// Neither cache: always from the network, and nothing stored.
-    case none
-    /// Only the memory cache.
-    case memory
-    /// Only the disk cache.
-    case disk
-    /// Memory, then disk.
-    case all
+public struct ImageCacheType: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
 
-    public var includesMemory: Bool { self == .memory || self == .all }
-    public var includesDisk: Bool { self == .disk || self == .all }
+    /// The memory cache.
+    public static let memory = Self(rawValue: 1)
+    /// The disk cache.
+    public static let disk = Self(rawValue: 2)
+    /// Neither cache.
+    public static let none: Self = []
+    /// Memory, then disk.
+    public static let all: Self = [.memory, .disk]
+
+    public var includesMemory: Bool { contains(.memory) }
+    public var includesDisk: Bool { contains(.disk) }
 }

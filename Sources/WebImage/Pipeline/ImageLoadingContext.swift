@@ -80,23 +80,13 @@ public struct CacheSerializer: Sendable {
 /// plain image is kept decoded in memory and, as its original bytes, on disk.
 public struct StorePolicy: Sendable, Hashable {
     /// Where the original bytes go. Default: disk.
-    public var original: ImageCacheTarget
+    public var original: ImageCacheType
     /// Where the final (decoded, possibly processed) image goes. Default: memory and disk
     /// (on disk only for variants: a plain image's bytes are the original's).
-    public var final: ImageCacheTarget
+    public var final: ImageCacheType
 
-    public init(original: ImageCacheTarget = .disk, final: ImageCacheTarget = .all) {
+    public init(original: ImageCacheType = .disk, final: ImageCacheType = .all) {
         self.original = original
         self.final = final
     }
-}
-
-/// A set of cache layers (SDWebImage's `SDImageCacheType`).
-public struct ImageCacheTarget: OptionSet, Sendable, Hashable {
-    public let rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
-    public static let memory = Self(rawValue: 1)
-    public static let disk = Self(rawValue: 2)
-    public static let none: Self = []
-    public static let all: Self = [.memory, .disk]
 }
