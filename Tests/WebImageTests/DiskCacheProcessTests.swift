@@ -36,12 +36,12 @@ struct DiskCacheProcessTests {
 
     @Test func killedWritersLeaveOnlyByteExactEntries() async throws {
         let directory = temporaryDirectory()
-        let keys = (0..<150).map { "k\($0)" }
+        let keys = (0..<400).map { "k\($0)" }
         var generator = SystemRandomNumberGenerator()
         var servedTotal = 0, killedMidRun = 0
         for round in 1...20 {
             let process = try startFill(directory, count: keys.count, version: round)
-            try await Task.sleep(for: .milliseconds(Int.random(in: 40...400, using: &generator)))
+            try await Task.sleep(for: .milliseconds(Int.random(in: 30...300, using: &generator)))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             if process.terminationReason == .uncaughtSignal { killedMidRun += 1 }
@@ -55,7 +55,7 @@ struct DiskCacheProcessTests {
 
     @Test func twoProcessesWritingTheSameKeysBothSucceed() async throws {
         let directory = temporaryDirectory()
-        _ = try DiskCache(directory: directory)  // created before both start, as a fetch would
+        // No index yet: both processes race to create it (WAL mode, schema) as well.
         let keys = (0..<200).map { "k\($0)" }
         let first = try startFill(directory, count: keys.count, version: 1)
         let second = try startFill(directory, count: keys.count, version: 2)
