@@ -9,6 +9,7 @@
 //   WebImageMeasure callers N          N callers of one URL through a new pipeline, 20 rounds (for
 //                                      `perf record`); prints the median cost per caller
 //   WebImageMeasure memory-hit N       N memory hits through image(for:), 20 rounds; ns per hit
+//   WebImageMeasure sync-hit N         the same through cachedImage(forKey:)
 //   WebImageMeasure floor N            N tasks that each wait on a continuation one job resumes:
 //                                      what any sharing costs per caller on this machine
 //
@@ -48,7 +49,7 @@ if arguments.count == 3, let count = Int(arguments[2]), arguments[1] == "floor" 
     print("median \(perCall.sorted()[perCall.count / 2]) ns per call")
     exit(0)
 }
-if arguments.count == 3, let count = Int(arguments[2]), arguments[1] == "callers" || arguments[1] == "memory-hit" {
+if arguments.count == 3, let count = Int(arguments[2]), ["callers", "memory-hit", "sync-hit"].contains(arguments[1]) {
     let origin = try await ImageOrigin.start(files: ["photo.jpg": try SampleImages.jpeg(width: 1000, height: 1000, seed: 1)])
     let url = origin.imageURL("photo.jpg")
     let warm = ImagePipeline()
@@ -61,6 +62,9 @@ if arguments.count == 3, let count = Int(arguments[2]), arguments[1] == "callers
             // Unstructured tasks: a task group's child removal searches its list (O(n²) for 10,000).
             let callers = (0..<count).map { _ in Task { _ = try await pipeline.image(for: url) } }
             for caller in callers { try await caller.value }
+        } else if arguments[1] == "sync-hit" {
+            let key = url.absoluteString
+            try await Task.detached { for _ in 0..<count { _ = warm.cachedImage(forKey: key) } }.value
         } else {
             // Off the main actor (top-level code runs on it): a hop per call would be measured.
             try await Task.detached { for _ in 0..<count { _ = try await warm.image(for: url) } }.value
