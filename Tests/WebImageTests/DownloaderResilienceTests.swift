@@ -101,7 +101,11 @@ struct DownloaderResilienceTests {
             // limit — scripts/measure-memory shows its peak memory.)
             if loader == .asyncHTTPClient {
                 #expect(await eventually { origin.abortedBodies(path: "/big") == 2 })
-                #expect(origin.bytesSent(path: "/big") < size / 4)  // both requests together
+                // Both requests together could send 2 × 256 MB. Quiet, the server gets a few MB out;
+                // with the whole suite running on two cores the client's close came after 73 and
+                // 138 MB had been written (seen), so the bound is half of the total: neither
+                // body was read to its end.
+                #expect(origin.bytesSent(path: "/big") < size)
             }
         }
     }
