@@ -66,11 +66,9 @@ struct TaskGraphTests {
         }
     }
 
-    /// A blocker holds the only download slot; two downloads wait. Which one the origin sees
-    /// first shows the priority the shared work waits at.
-    func arrivalOrder(
-        lift: RequestPriority?, leave: Bool, origin: ImageOrigin
-    ) async throws -> [String] {
+    /// A pipeline with one download slot, held by a blocker, and two tasks queued behind it:
+    /// thumb-1 at low priority, thumb-2 at normal.
+    func queuedBehindABlocker(_ origin: ImageOrigin) async throws -> (ImagePipeline, blocker: ImageTask, low: ImageTask, normal: ImageTask) {
         let pipeline = try makeTestPipeline(cacheDirectory: nil) { $0.maxConcurrentDownloads = 1 }
         let blocker = pipeline.imageTask(with: ImageRequest(url: origin.imageURL("landscape.jpg", query: "delay=600")))
         #expect(await eventually { pipeline.configuration.downloader.activeDownloads == 1 })
@@ -78,6 +76,15 @@ struct TaskGraphTests {
         #expect(await eventually { pipeline.configuration.downloader.queuedDownloads == 1 })
         let normal = pipeline.imageTask(with: ImageRequest(url: origin.imageURL("thumb-2.jpg"), priority: .normal))
         #expect(await eventually { pipeline.configuration.downloader.queuedDownloads == 2 })
+        return (pipeline, blocker, low, normal)
+    }
+
+    /// Which of the two queued downloads the origin sees first shows the priority the shared work
+    /// waits at.
+    func arrivalOrder(
+        lift: RequestPriority?, leave: Bool, origin: ImageOrigin
+    ) async throws -> [String] {
+        let (pipeline, blocker, low, normal) = try await queuedBehindABlocker(origin)
         var joiner: ImageTask?
         if let lift {
             // A second caller of thumb-1 (another variant: it joins below the image stage).
@@ -115,13 +122,7 @@ struct TaskGraphTests {
 
     @Test func changingATaskPriorityWhileQueuedReordersTheQueue() async throws {
         try await withOrigin { origin in
-            let pipeline = try makeTestPipeline(cacheDirectory: nil) { $0.maxConcurrentDownloads = 1 }
-            let blocker = pipeline.imageTask(with: ImageRequest(url: origin.imageURL("landscape.jpg", query: "delay=600")))
-            #expect(await eventually { pipeline.configuration.downloader.activeDownloads == 1 })
-            let low = pipeline.imageTask(with: ImageRequest(url: origin.imageURL("thumb-1.jpg"), priority: .low))
-            #expect(await eventually { pipeline.configuration.downloader.queuedDownloads == 1 })
-            let normal = pipeline.imageTask(with: ImageRequest(url: origin.imageURL("thumb-2.jpg"), priority: .normal))
-            #expect(await eventually { pipeline.configuration.downloader.queuedDownloads == 2 })
+            let (_, blocker, low, normal) = try await queuedBehindABlocker(origin)
             low.priority = .veryHigh
             #expect(low.priority == .veryHigh)
             for task in [blocker, low, normal] { _ = try await task.response }
