@@ -37,11 +37,16 @@ extension ImageProcessors {
             if (x, y, width, height) == (0, 0, image.pixelWidth, image.pixelHeight) {
                 return image.replacing(pixels: image.packedPixels, width: width, height: height, isOpaque: image.isOpaque)
             }
-            let rowBytes = width * 4
-            var pixels = [UInt8](repeating: 0, count: rowBytes * height)
-            for row in 0..<height {
-                let start = (y + row) * image.bytesPerRow + x * 4
-                pixels[(row * rowBytes)..<((row + 1) * rowBytes)] = image.pixels[start..<(start + rowBytes)]
+            // Row copies into an uninitialised buffer: every byte is written, so no zero-fill pass.
+            let rowBytes = width * 4, count = rowBytes * height
+            let pixels = [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
+                image.pixels.withUnsafeBufferPointer { source in
+                    for row in 0..<height {
+                        let start = (y + row) * image.bytesPerRow + x * 4
+                        (out.baseAddress! + row * rowBytes).update(from: source.baseAddress! + start, count: rowBytes)
+                    }
+                }
+                initialized = count
             }
             return image.replacing(pixels: pixels, width: width, height: height, isOpaque: image.isOpaque || PixelOperations.isOpaque(pixels))
         }

@@ -47,11 +47,18 @@ extension Image {
         case 8: ((w - 1) * px, row, -px)
         default: (0, px, row)
         }
-        var out = [UInt8](repeating: 0, count: outWidth * outHeight * 4)
-        pixels.withUnsafeBytes { source in
-            out.withUnsafeMutableBytes { target in
+        // Every output byte is written below, so the buffer starts uninitialised (no zero-fill pass),
+        // and rows that keep their pixel order (a vertical flip) are copied whole.
+        let count = outWidth * outHeight * 4
+        return [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
+            let target = UnsafeMutableRawBufferPointer(out)
+            pixels.withUnsafeBytes { source in
                 for dy in 0..<outHeight {
                     var s = start + dy * rowStep, d = dy * outWidth * px
+                    if step == px {
+                        target.baseAddress!.advanced(by: d).copyMemory(from: source.baseAddress!.advanced(by: s), byteCount: outWidth * px)
+                        continue
+                    }
                     for _ in 0..<outWidth {
                         target.storeBytes(of: source.loadUnaligned(fromByteOffset: s, as: UInt32.self), toByteOffset: d, as: UInt32.self)
                         s += step
@@ -59,7 +66,7 @@ extension Image {
                     }
                 }
             }
+            initialized = count
         }
-        return out
     }
 }

@@ -13,21 +13,33 @@ struct ShapeMask {
     let radius: Double
     let border: (width: Double, color: SIMD4<Float>, alpha: Float)?
 
-    /// Applies the mask to packed `width × height` pixels in place.
+    /// Applies the mask to packed `width × height` pixels in place. Per row, only the band
+    /// across the edge (and the border) is shaded: pixels well inside are left as they are, and
+    /// pixels more than a pixel outside get no coverage, so they are cleared in one pass (the
+    /// corners outside a circle are a fifth of its square; shading them one by one made `circle`
+    /// three times slower than Pillow's).
     func apply(to pixels: inout [UInt8]) {
+        let inset = (border?.width ?? 0) + 1
         pixels.withUnsafeMutableBufferPointer { p in
+            guard let base = p.baseAddress else { return }
             for y in 0..<height {
-                let untouched = interior(row: y)
-                for x in 0..<width where !untouched.contains(x) { shade(p, x: x, y: y) }
+                let reach = span(row: y, margin: -1), untouched = span(row: y, margin: inset)
+                let row = base + y * width * 4
+                guard !reach.isEmpty else {
+                    row.update(repeating: 0, count: width * 4)
+                    continue
+                }
+                row.update(repeating: 0, count: reach.lowerBound * 4)
+                (row + reach.upperBound * 4).update(repeating: 0, count: (width - reach.upperBound) * 4)
+                for x in reach where !untouched.contains(x) { shade(p, x: x, y: y) }
             }
         }
     }
 
-    /// The pixels of row `y` at least a pixel inside the border's inner edge (or the shape's
-    /// edge): full coverage, no border, left as they are. They are the row's part of the shape
-    /// inset by that margin, whose corner radius shrinks by as much.
-    private func interior(row y: Int) -> Range<Int> {
-        let margin = (border?.width ?? 0) + 1
+    /// The pixels of row `y` whose centres lie inside the shape shrunk by `margin` (grown, when
+    /// negative), its corner radius changed by as much. With the border width + 1: full coverage,
+    /// no border, left as they are. With −1: every pixel that can have any coverage.
+    private func span(row y: Int, margin: Double) -> Range<Int> {
         let halfWidth = Double(width) / 2 - margin, halfHeight = Double(height) / 2 - margin
         let r = max(min(radius, min(Double(width), Double(height)) / 2) - margin, 0)
         let dy = abs(Double(y) + 0.5 - Double(height) / 2)
