@@ -24,12 +24,17 @@ struct HTTPCachePolicyTests {
         policy.metadata(for: response(headers), byteCount: 10, now: now)?.expiresAt.map { ($0.timeIntervalSince(now) * 1000).rounded() / 1000 }
     }
 
-    @Test func maxAgeMinusAge() {
+    @Test func maxAgeMinusAge() throws {
         #expect(expiry(["Cache-Control": "public, max-age=600"]) == 600)
         #expect(expiry(["Cache-Control": "max-age=600", "Age": "100"]) == 500)
         #expect(expiry(["Cache-Control": "max-age=60", "Age": "100"]) == 0)
         #expect(expiry(["cache-control": "MAX-AGE=\"30\""]) == 30)
         #expect(expiry(["Cache-Control": "max-age=oops"]) == 0)  // malformed: stale
+        // Not delta-seconds (Double would parse them): stale, and never a NaN or infinite date.
+        for bad in ["inf", "nan", "-5", "1e9", "+3"] { #expect(expiry(["Cache-Control": "max-age=\(bad)"]) == 0, "\(bad)") }
+        #expect(expiry(["Cache-Control": "max-age=600", "Age": "nan"]) == 600)
+        let century = try #require(expiry(["Cache-Control": "max-age=99999999999999999999999"]))
+        #expect(abs(century - 100 * 365 * 24 * 3600) < 1)  // cut to a century (a far date loses sub-second precision)
     }
 
     @Test func maxAgeWinsOverExpires() {

@@ -12,10 +12,16 @@ struct HTTPCachingPipelineTests {
     func load(
         _ url: URL, _ directory: URL, options: ImageLoadingOptions = [], policy: HTTPCachePolicy = .init()
     ) async throws -> ImageDataResponse {
-        let pipeline = ImagePipeline(configuration: .init(
-            downloader: ImageDownloader(configuration: { var c = ImageDownloaderConfiguration(); c.retryPolicy = .none; return c }()),
-            memoryCache: nil, dataCache: try DiskCache(directory: directory), httpCachePolicy: policy))
-        return try await pipeline.data(for: ImageRequest(url: url, options: options.union(.waitStoreCache)))
+        try await pipeline(directory, policy: policy).data(for: ImageRequest(url: url, options: options.union(.waitStoreCache)))
+    }
+
+    /// No memory cache, no retries, a disk cache in `directory`.
+    func pipeline(_ directory: URL, policy: HTTPCachePolicy) throws -> ImagePipeline {
+        var downloader = ImageDownloaderConfiguration()
+        downloader.retryPolicy = .none
+        return ImagePipeline(configuration: .init(
+            downloader: ImageDownloader(configuration: downloader), memoryCache: nil,
+            dataCache: try DiskCache(directory: directory), httpCachePolicy: policy))
     }
 
     func requests(_ origin: ImageOrigin, _ name: String) -> [LoggedRequest] {
@@ -138,10 +144,7 @@ struct HTTPCachingPipelineTests {
     @Test func negativeCachingRemembers404ButNot5xx() async throws {
         try await withOrigin { origin in
             let directory = temporaryDirectory()
-            let pipeline = ImagePipeline(configuration: .init(
-                downloader: ImageDownloader(configuration: { var c = ImageDownloaderConfiguration(); c.retryPolicy = .none; return c }()),
-                memoryCache: nil, dataCache: try DiskCache(directory: directory),
-                httpCachePolicy: HTTPCachePolicy(negativeTTL: .seconds(30))))
+            let pipeline = try pipeline(directory, policy: HTTPCachePolicy(negativeTTL: .seconds(30)))
             let missing = ImageRequest(url: origin.url("/cache/nothing.jpg"))
             for _ in 0..<5 { await #expect(throws: ImagePipelineError.loadingFailed(.badStatusCode(404))) { _ = try await pipeline.data(for: missing) } }
             #expect(requests(origin, "nothing.jpg").count == 1)

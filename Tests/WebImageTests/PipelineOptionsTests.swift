@@ -134,6 +134,11 @@ struct PipelineOptionsTests {
             #expect(image.pixelWidth <= 400 && image.pixelHeight <= 400)
             #expect(image.pixelWidth >= 300)
             #expect(image.pixels.count <= 400 * 400 * 4)
+            // A zero or negative budget is a one-pixel budget, not a trap.
+            for nonsense in [0, -1, Int.min] {
+                request.context.scaleDownLimitBytes = nonsense
+                #expect(try await pipeline.image(for: request).image.pixelWidth == 1)
+            }
             // Under the budget nothing changes.
             request.context.scaleDownLimitBytes = 64 << 20
             #expect(try await pipeline.image(for: request).image.pixelWidth == 1000)

@@ -67,7 +67,7 @@ public struct HTTPCachePolicy: Sendable, Hashable {
     }
 
     private func expiry(of response: DataResponse, control: CacheControl, now: Date) -> Date? {
-        let age = response.value(forHeader: "Age").flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+        let age = response.value(forHeader: "Age").flatMap { CacheControl.seconds($0.trimmingCharacters(in: .whitespaces)) } ?? 0
         if let maxAge = control.maxAge { return now.addingTimeInterval(max(0, maxAge - age)) }
         if let expires = response.value(forHeader: "Expires") {
             guard let expiresDate = HTTPDate.parse(expires) else { return now }  // invalid Expires: already stale
@@ -88,6 +88,14 @@ struct CacheControl: Equatable {
     var noCache = false
     var maxAge: Double?
 
+
+    /// A delta-seconds value (RFC 9111 § 1.2.2): digits only. `Double("inf")`, `"nan"` or a
+    /// negative number are not seconds; a value too large for a date is cut to about a century.
+    static func seconds(_ text: String) -> Double? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Double(text) else { return nil }
+        return min(value, 100 * 365 * 24 * 3600)
+    }
+
     init(_ header: String?) {
         guard let header else { return }
         for directive in header.split(separator: ",") {
@@ -96,7 +104,7 @@ struct CacheControl: Equatable {
             case "no-store": noStore = true
             case "no-cache": noCache = true
             case "max-age":  // s-maxage is for shared caches; this one is private to its owner
-                if parts.count == 2, let seconds = Double(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))) {
+                if parts.count == 2, let seconds = Self.seconds(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))) {
                     maxAge = seconds
                 } else {
                     maxAge = 0  // a malformed max-age is treated as stale (RFC 9111 § 4.2.1)

@@ -50,7 +50,8 @@ public final class ImagePipeline: Sendable {
             metrics.memoryHits.increment()
             return ImageResponse(memoryHit: image, url: url)
         }
-        return try await image(for: ImageRequest(url: url))
+        // Straight to the graph: the memory was just asked with this very key.
+        return try await load(ImageRequest(url: url), subscriber: imageWork.makeSubscriberID(), onEvent: nil)
     }
 
     /// Loads an image, from the fastest place that has it. With

@@ -72,7 +72,7 @@ extension ImagePipeline {
         if let header, header.pixelWidth > 0, header.pixelHeight > 0 {
             let frames = options.firstFrameOnly ? 1 : max(1, header.frameCount)
             let bytes = Double(header.pixelWidth) * Double(header.pixelHeight) * 4 * Double(frames)
-            let budget = Double(request.context.scaleDownLimitBytes)
+            let budget = Double(max(request.context.scaleDownLimitBytes, 4))  // a zero or negative budget means one pixel
             if bytes > budget {
                 let factor = (budget / bytes).squareRoot()
                 let fitting = max(1, Int(Double(max(header.pixelWidth, header.pixelHeight)) * factor))
