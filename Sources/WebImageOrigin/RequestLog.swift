@@ -13,6 +13,9 @@ public struct LoggedRequest: Sendable {
     public var headers: [String: String]
     /// The status answered (0 while the handler runs).
     public var status: Int
+    /// When the request arrived (the origin's clock: gaps between arrivals are what a client's
+    /// backoff looked like from the server).
+    public var arrivedAt: ContinuousClock.Instant
 }
 
 /// What the origin served: requests in arrival order, in-flight peaks, aborted bodies.
@@ -30,7 +33,7 @@ final class RequestLog: Sendable {
     func arrive(path: String, query: String?, headers: [String: String]) -> Int {
         state.withLock { state in
             let index = state.entries.count + 1
-            state.entries.append(LoggedRequest(index: index, path: path, query: query, headers: headers, status: 0))
+            state.entries.append(LoggedRequest(index: index, path: path, query: query, headers: headers, status: 0, arrivedAt: .now))
             state.inFlight += 1
             state.maxInFlight = max(state.maxInFlight, state.inFlight)
             return index
