@@ -3,8 +3,9 @@
 
     scripts/make-codec-fixtures.py [--out Tests/WebImageTests/Fixtures/codecs]
 
-TIFF files come from Pillow (strips with LZW, Deflate, PackBits, JPEG; palette; CMYK; 16-bit
-grey; multi-page; the Orientation tag), from libtiff's own `tiffcp` (tiles) and, for 16-bit RGB,
+TIFF files come from Pillow (strips with LZW, Deflate, PackBits, JPEG, CCITT G4; palette; CMYK;
+16-bit grey; multi-page; the Orientation tag), from libtiff's own `tiffcp` (tiles, ZSTD, LZMA,
+separate planes) and, for 16-bit RGB,
 which Pillow cannot write, from a small writer below. JPEG XL files come from libjxl's `cjxl`
 (lossless and lossy stills, an animation made from a Pillow GIF). Each `<name>.<ext>` has a
 reference `<name>.ref.png` (frames: `<name>.ref<i>.png`), straight RGBA: Pillow's own decode for
@@ -60,8 +61,12 @@ def tiff_fixtures(out):
     frames[0].save(f"{out}/tiff-multipage.tif", save_all=True, append_images=frames[1:], compression="tiff_lzw")
     subprocess.run(["tiffcp", "-t", "-w", "16", "-l", "16", "-c", "zip",
                     f"{out}/tiff-rgb-lzw.tif", f"{out}/tiff-tiled.tif"], check=True)
+    # More of libtiff's codecs, and separate planes, through tiffcp.
+    for name, args in [("tiff-zstd", ["-c", "zstd"]), ("tiff-lzma", ["-c", "lzma"]), ("tiff-planar", ["-p", "separate"])]:
+        subprocess.run(["tiffcp"] + args + [f"{out}/tiff-rgb-lzw.tif", f"{out}/{name}.tif"], check=True)
+    rgb.convert("1", dither=Image.Dither.NONE).save(f"{out}/tiff-bilevel-g4.tif", compression="group4")
     for name in ["tiff-rgb-lzw", "tiff-rgba-deflate", "tiff-palette-packbits", "tiff-cmyk", "tiff-jpeg",
-                 "tiff-orientation6", "tiff-tiled"]:
+                 "tiff-orientation6", "tiff-tiled", "tiff-zstd", "tiff-lzma", "tiff-planar", "tiff-bilevel-g4"]:
         save_reference(Image.open(f"{out}/{name}.tif"), f"{out}/{name}.ref.png")
     multipage = Image.open(f"{out}/tiff-multipage.tif")
     for i in range(multipage.n_frames):
