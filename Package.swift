@@ -38,6 +38,8 @@ let package = Package(
         .systemLibrary(name: "CGIF", path: "Sources/CLibraries/CGIF"),
         .systemLibrary(name: "CAvif", path: "Sources/CLibraries/CAvif"),  // no pkgConfig: its -DAVIF_DLL is a prohibited flag
         .systemLibrary(name: "CHeif", path: "Sources/CLibraries/CHeif", pkgConfig: "libheif"),
+        .systemLibrary(name: "CTiff", path: "Sources/CLibraries/CTiff"),
+        .systemLibrary(name: "CJxl", path: "Sources/CLibraries/CJxl"),  // no pkgConfig: its -DHWY_SHARED_DEFINE is not needed
         // CRC-32C with the CPU's crc32 instruction: the disk cache's checksum (see ARCHITECTURE.md).
         .target(name: "CCRC32C", path: "Sources/CLibraries/CCRC32C"),
 
@@ -45,6 +47,7 @@ let package = Package(
             name: "WebImage",
             dependencies: [
                 "CTurboJPEG", "CSpng", "CWebP", "CGIF", "CAvif", "CHeif", "CCRC32C",
+                "CTiff", "CJxl",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
