@@ -8,7 +8,7 @@ import Synchronization
 /// What ``SessionDelegate`` knows of one task of a ``URLSessionDataLoader``.
 struct TaskState: Sendable {
     var response: CheckedContinuation<DataResponse, any Error>?
-    let body: AsyncThrowingStream<Data, any Error>.Continuation
+    let body: BodyChannel
     /// Past this many body bytes (declared or received) the transfer is stopped at once.
     let maxBodySize: Int?
     var received = 0
@@ -61,7 +61,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let head = DataResponse(url: url, statusCode: http.statusCode, headers: headers)
         // A body declared over the limit is not read: the transfer stops here, and the caller
         // refuses it from the head.
-        let (continuation, body, tooLarge) = tasks.withLock { tasks -> (CheckedContinuation<DataResponse, any Error>?, AsyncThrowingStream<Data, any Error>.Continuation?, ImageDownloadError?) in
+        let (continuation, body, tooLarge) = tasks.withLock { tasks -> (CheckedContinuation<DataResponse, any Error>?, BodyChannel?, ImageDownloadError?) in
             guard var state = tasks[id] else { return (nil, nil, nil) }
             let continuation = state.response.take()
             var tooLarge: ImageDownloadError?
@@ -73,7 +73,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             return (continuation, state.body, tooLarge)
         }
         if let tooLarge {
-            body?.finish(throwing: tooLarge)
+            body?.finish(tooLarge)
             Self.cancelLater(dataTask)
         }
         continuation?.resume(returning: head)
@@ -90,10 +90,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     // No back-pressure: FoundationNetworking cannot pause a running transfer (see
-    // docs/ARCHITECTURE.md), so the body stream keeps what libcurl delivers until it is read.
+    // docs/ARCHITECTURE.md), so the body channel keeps what libcurl delivers until it is read.
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let id = dataTask.taskIdentifier
-        let (body, limitExceeded) = tasks.withLock { tasks -> (AsyncThrowingStream<Data, any Error>.Continuation?, Int?) in
+        let (body, limitExceeded) = tasks.withLock { tasks -> (BodyChannel?, Int?) in
             guard var state = tasks[id], !state.refused else { return (nil, nil) }
             state.received += data.count
             if let limit = state.maxBodySize, state.received > limit {
@@ -105,11 +105,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             return (state.body, nil)
         }
         guard let limit = limitExceeded else {
-            body?.yield(data)
+            body?.send(data)
             return
         }
         // Past the limit nothing more is kept: the consumer learns why, and the transfer stops.
-        body?.finish(throwing: ImageDownloadError.tooLarge(limit: limit, declared: nil))
+        body?.finish(ImageDownloadError.tooLarge(limit: limit, declared: nil))
         Self.cancelLater(dataTask)
     }
 
@@ -119,7 +119,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         if let continuation = state.response {
             continuation.resume(throwing: failure ?? ImageDownloadError.transport(underlying: URLError(.badServerResponse)))
         }
-        if let failure { state.body.finish(throwing: failure) } else { state.body.finish() }
+        state.body.finish(failure)
     }
 
     func urlSession(

@@ -59,19 +59,18 @@ public final class URLSessionDataLoader: DataLoading {
         for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
         let task = session.dataTask(with: urlRequest)
         let delegate = self.delegate
-        let (body, bodyContinuation) = AsyncThrowingStream.makeStream(of: Data.self, bufferingPolicy: .unbounded)
-        // The stream can end inside a delegate callback, on the session's work queue, where a
+        // The reader can go inside a delegate callback, on the session's work queue, where a
         // synchronous `cancel()` would deadlock: see `InlineDelegateQueue`.
-        bodyContinuation.onTermination = { _ in SessionDelegate.cancelLater(task) }
+        let channel = BodyChannel { SessionDelegate.cancelLater(task) }
         let response: DataResponse = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                delegate.register(task, TaskState(response: continuation, body: bodyContinuation, maxBodySize: request.maxBodySize))
+                delegate.register(task, TaskState(response: continuation, body: channel, maxBodySize: request.maxBodySize))
                 task.resume()
             }
         } onCancel: {
             SessionDelegate.cancelLater(task)
         }
-        return DataTransfer(response: response, body: DataBody(body) { $0 })
+        return DataTransfer(response: response, body: DataBody(ChannelBody(channel)) { $0 })
     }
 }
 

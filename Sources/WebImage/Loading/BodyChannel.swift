@@ -1,0 +1,113 @@
+import Foundation
+import Synchronization
+
+/// The body of one ``URLSessionDataLoader`` transfer, between libcurl's thread and the one reader.
+///
+/// FoundationNetworking cannot hold the sender back (see docs/ARCHITECTURE.md), so what arrives
+/// while the reader is busy must wait in memory. It waits in one buffer: a reader that falls
+/// behind takes the whole backlog in one step and catches up with one copy, instead of one
+/// wake-up per ~16 KB chunk, which keeps the backlog (and the peak memory) small.
+final class BodyChannel: Sendable {
+    private struct State {
+        var pending = Data()
+        var waiter: CheckedContinuation<Data?, any Error>?
+        /// Set once the sender is done: `.success` for a complete body.
+        var end: Result<Void, any Error>?
+        var readerGone = false
+        var readerCancelled = false
+    }
+
+    private let state = Mutex(State())
+    private let onReaderGone: @Sendable () -> Void
+
+    /// `onReaderGone` runs once, when the reader is cancelled or drops the body.
+    init(onReaderGone: @escaping @Sendable () -> Void) {
+        self.onReaderGone = onReaderGone
+    }
+
+    /// Hands `data` to the waiting reader, or keeps it for the next read.
+    func send(_ data: Data) {
+        let waiter = state.withLock { state -> CheckedContinuation<Data?, any Error>? in
+            guard state.end == nil, !state.readerGone else { return nil }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            if state.pending.isEmpty { state.pending = data } else { state.pending.append(data) }
+            return nil
+        }
+        waiter?.resume(returning: data)
+    }
+
+    /// Ends the body after what is pending: complete without `error`, failed with it.
+    func finish(_ error: (any Error)? = nil) {
+        let waiter = state.withLock { state -> CheckedContinuation<Data?, any Error>? in
+            guard state.end == nil else { return nil }
+            state.end = error.map { .failure($0) } ?? .success(())
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        if let error { waiter?.resume(throwing: error) } else { waiter?.resume(returning: nil) }
+    }
+
+    /// The next part of the body (everything that arrived since the last read), or nil at its end.
+    func next() async throws -> Data? {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
+                let ready = state.withLock { state -> Result<Data?, any Error>? in
+                    if !state.pending.isEmpty {
+                        defer { state.pending = Data() }
+                        return .success(state.pending)
+                    }
+                    if let end = state.end { return end.map { nil } }
+                    if state.readerCancelled { return .failure(CancellationError()) }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(with: ready) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Data?, any Error>? in
+                state.readerCancelled = true
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume(throwing: CancellationError())
+            readerGone()
+        }
+    }
+
+    /// The reader stopped: nothing more is kept, and the transfer is stopped.
+    func readerGone() {
+        let first = state.withLock { state -> Bool in
+            defer { state.readerGone = true; state.pending = Data() }
+            return !state.readerGone
+        }
+        if first { onReaderGone() }
+    }
+}
+
+/// A ``BodyChannel`` as an `AsyncSequence`; when the last copy is released, the reader is gone.
+struct ChannelBody: AsyncSequence, Sendable {
+    typealias Element = Data
+
+    /// Tells the channel when the body is dropped (the sequence and its iterators released).
+    final class ReaderToken: Sendable {
+        let channel: BodyChannel
+        init(_ channel: BodyChannel) { self.channel = channel }
+        deinit { channel.readerGone() }
+    }
+
+    private let token: ReaderToken
+
+    init(_ channel: BodyChannel) {
+        token = ReaderToken(channel)
+    }
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let token: ReaderToken
+        mutating func next() async throws -> Data? { try await token.channel.next() }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(token: token) }
+}
