@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", exact: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", exact: "7.10.0"),  // the disk cache's index (SQLite, WAL)
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", exact: "1.7.3"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", exact: "2.1.1"),  // fetch --report
     ],
     targets: [
         // Thin system-library wrappers over Debian's codec packages (see scripts/setup).
@@ -81,6 +82,7 @@ let package = Package(
                 "WebImage", "WebImageOrigin",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ConsoleKitTerminal", package: "console-kit"),
+                .product(name: "Mustache", package: "swift-mustache"),
             ],
             swiftSettings: strict
         ),

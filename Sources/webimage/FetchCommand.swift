@@ -80,6 +80,9 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Write one JSON line per input line to FILE: line, url, status, file, format, width, height, bytes, ms, source, error.")
     var jsonl: String?
 
+    @Option(name: .long, help: "Write an HTML contact sheet of the run to FILE (self-contained: thumbnails, failures, charts).")
+    var report: String?
+
     @Option(name: .long, help: "File name template: {index} (input line), {hash} (of the URL), {basename}, {ext} (the format's), e.g. {index}-{basename}.{ext}.")
     var name: String?
 
@@ -117,7 +120,7 @@ struct FetchCommand: AsyncParsableCommand {
             pipeline: pipeline, mode: FetchMode(transform: transform, verify: verify, options: loadingOptions),
             outputDirectory: outputDir, concurrency: concurrency, perHost: perHost, nameTemplate: name,
             skipExisting: skipExisting, jsonl: jsonl, arguments: urls, input: input, shard: shard.flatMap(Shard.init),
-            showProgress: !json && isatty(STDOUT_FILENO) == 1)
+            showProgress: !json && isatty(STDOUT_FILENO) == 1, report: report)
         // Ctrl-C cancels the run (the summary is still printed, exit 130); a second one exits at once.
         let work = Task { try await run.execute() }
         let interrupt = Interrupt.onSIGINT { work.cancel() }

@@ -20,6 +20,8 @@ struct FetchRun: Sendable {
     var input: String?
     var shard: Shard?
     var showProgress: Bool
+    /// `--report FILE`: the HTML contact sheet.
+    var report: String?
 
     /// What one loaded (or failed) line came to.
     struct Outcome: Sendable {
@@ -27,6 +29,8 @@ struct FetchRun: Sendable {
         var raw: String
         var result: Result<(FetchedImage, String), any Error>
         var milliseconds: Double
+        /// The report's thumbnail (a data URI), made in the loading task.
+        var thumbnail: String?
     }
 
     func execute() async throws -> FetchSummary {
@@ -38,14 +42,17 @@ struct FetchRun: Sendable {
         let names = OutputNames(template: nameTemplate)
         let limiter = perHost.map { HostLimiter(limit: $0) }
         let total = shard == nil ? URLSource.lineCount(input).map { $0 + arguments.count } : nil
+        let sheet = report.map { FetchReport(path: $0) }
+        let thumbnailSide = sheet == nil ? nil : FetchReport.thumbnailSide(expected: total)
         let progress = showProgress ? Terminal().progressBar(title: "Fetching \(total.map { "\($0) lines of " } ?? "")images") : nil
         progress?.start()
         defer { progress.map { bar in if Task.isCancelled { bar.fail() } else { bar.succeed() } } }
 
         var summary = FetchSummary()
         let started = ContinuousClock.now
-        func note(_ record: FetchRecord) {
+        func note(_ record: FetchRecord, thumbnail: String? = nil) {
             summary.record(record)
+            sheet?.add(record, thumbnail: thumbnail, at: (ContinuousClock.now - started).secondsValue)
             try? writer?.write(record)
             if let total, total > 0 { progress?.activity.currentProgress = Double(summary.lines) / Double(total) }
         }
@@ -66,39 +73,44 @@ struct FetchRun: Sendable {
                             continue
                         }
                         running += 1
-                        group.addTask { await load(url, entry: entry, names: names, limiter: limiter) }
+                        group.addTask { await load(url, entry: entry, names: names, limiter: limiter, thumbnailSide: thumbnailSide) }
                     }
                 }
             }
             await fill()
             for await outcome in group {
                 running -= 1
-                note(record(outcome, manifest: manifest))
+                note(record(outcome, manifest: manifest), thumbnail: outcome.thumbnail)
                 await fill()
             }
         }
         await pipeline.flushPendingStores()  // the disk cache's writes, before the process ends
         summary.seconds = (ContinuousClock.now - started).secondsValue
         summary.interrupted = Task.isCancelled
+        try sheet?.write(summary: summary)
         return summary
     }
 
-    private func load(_ url: URL, entry: URLSource.Entry, names: OutputNames, limiter: HostLimiter?) async -> Outcome {
+    private func load(_ url: URL, entry: URLSource.Entry, names: OutputNames, limiter: HostLimiter?, thumbnailSide: Int?) async -> Outcome {
         let host = url.host ?? ""
         await limiter?.acquire(host)
         let started = ContinuousClock.now
         let result: Result<(FetchedImage, String), any Error>
+        var thumbnail: String?
         do {
             let fetched = try await mode.fetch(ImageRequest(url: url, options: mode.options), pipeline: pipeline)
             try Task.checkCancellation()
             let name = await names.name(for: fetched.nameURL, format: fetched.format, index: entry.line)
             try OutputFile.write(fetched.data, to: outputDirectory, name: name)
+            if let thumbnailSide { thumbnail = FetchReport.thumbnail(of: fetched.data, side: thumbnailSide) }
             result = .success((fetched, name))
         } catch {
             result = .failure(error)
         }
         await limiter?.release(host)
-        return Outcome(line: entry.line, raw: entry.raw, result: result, milliseconds: (ContinuousClock.now - started).secondsValue * 1000)
+        return Outcome(
+            line: entry.line, raw: entry.raw, result: result,
+            milliseconds: (ContinuousClock.now - started).secondsValue * 1000, thumbnail: thumbnail)
     }
 
     private func record(_ outcome: Outcome, manifest: FetchManifest) -> FetchRecord {

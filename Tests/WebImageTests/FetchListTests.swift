@@ -200,17 +200,36 @@ struct FetchLine: Decodable {
 final class ChildProcess: @unchecked Sendable {
     private let process: Process
     private let output: Pipe
+    private let errors: Pipe?
 
-    init(_ arguments: [String], executable: String? = nil) throws {
+    /// With `separateErrors`, standard error is read apart from standard output (``exitSeparately()``).
+    init(_ arguments: [String], executable: String? = nil, separateErrors: Bool = false) throws {
         let process = Process()
         process.executableURL = executable.map { URL(fileURLWithPath: $0) } ?? WebImageCommand.executable
         process.arguments = arguments
-        let output = Pipe()
+        let output = Pipe(), errors = separateErrors ? Pipe() : nil
         process.standardOutput = output
-        process.standardError = output
+        process.standardError = errors ?? output
         try process.run()
         self.process = process
         self.output = output
+        self.errors = errors
+    }
+
+    /// Waits for the end; returns the status, standard output and standard error (read at the same time).
+    func exitSeparately() async -> (Int32, String, String) {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { [process, output, errors] in
+                let collected = Recorder<Data>()
+                let group = DispatchGroup()
+                DispatchQueue.global().async(group: group) { collected.append(errors?.fileHandleForReading.readDataToEndOfFile() ?? Data()) }
+                let stdout = output.fileHandleForReading.readDataToEndOfFile()
+                group.wait()
+                let stderr = collected.all.first ?? Data()
+                process.waitUntilExit()
+                continuation.resume(returning: (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self)))
+            }
+        }
     }
 
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
