@@ -8,7 +8,11 @@ import Foundation
 /// A small limit keeps each run fast; lying headers must still be refused before allocation.
 private let options = ImageDecodingOptions(maxPixelCount: 4_000_000)
 private let thumbnail = ImageDecodingOptions(maxPixelCount: 4_000_000, thumbnailMaxPixelSize: 32)
-private let decoders: [any ImageDecoding] = [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder(), HEIFCoder()]
+private let allDecoders: [any ImageDecoding] = [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder(), HEIFCoder()]
+    + [APNGCoder(), BMPCoder(), ICOCoder()]
+/// `WEBIMAGE_FUZZ_FORMAT=bmp` (set by `scripts/fuzz SECONDS bmp`) gives every input to that format's decoder only.
+private let focus = ProcessInfo.processInfo.environment["WEBIMAGE_FUZZ_FORMAT"].flatMap { ImageFormat(fileExtension: $0) }
+private let decoders = allDecoders.filter { decoder in focus.map { decoder.canDecode($0) } ?? true }
 private let progressive: [any ProgressiveImageDecoding] = [JPEGCoder(), PNGCoder(), WebPCoder()]
 
 @_cdecl("LLVMFuzzerTestOneInput")

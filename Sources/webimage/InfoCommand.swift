@@ -5,12 +5,12 @@ import WebImage
 struct InfoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Show an image's format, size, frame count and byte size.")
+        abstract: "Show an image's format, size, frame count, loop count and byte size.")
 
     @Argument(help: "An image URL or a file path.")
     var source: String
 
-    @Flag(name: .long, help: "Print one JSON object with keys format, width, height, frames, bytes.")
+    @Flag(name: .long, help: "Print one JSON object with keys format, width, height, frames, loop (0 = forever), bytes.")
     var json = false
 
     struct Info: Codable {
@@ -18,6 +18,8 @@ struct InfoCommand: AsyncParsableCommand {
         var width: Int
         var height: Int
         var frames: Int
+        /// How often an animation plays (0 = forever); 1 for still images.
+        var loop: Int
         var bytes: Int
     }
 
@@ -28,18 +30,24 @@ struct InfoCommand: AsyncParsableCommand {
             let image = try ImageCoderRegistry.default.decode(data, options: .init(firstFrameOnly: true))
             let info = Info(
                 format: image.format.rawValue, width: image.pixelWidth, height: image.pixelHeight,
-                frames: image.frameCount, bytes: data.count)
+                frames: image.frameCount, loop: image.frameCount > 1 ? image.loopCount : 1, bytes: data.count)
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys]
                 print(String(decoding: try encoder.encode(info), as: UTF8.self))
             } else {
-                print("\(source): \(info.format) \(info.width)×\(info.height), \(info.frames) frame\(info.frames == 1 ? "" : "s"), \(info.bytes) bytes")
+                print("\(source): \(info.format) \(info.width)×\(info.height), \(info.frames) frame\(info.frames == 1 ? "" : "s")\(Self.loopText(info)), \(info.bytes) bytes")
             }
         } catch {
             FileHandle.standardError.write(Data("webimage info: \(source): \(error)\n".utf8))
             throw ExitCode(1)
         }
+    }
+
+    /// ", loops forever" or ", loop count 3" for animations; nothing for still images.
+    private static func loopText(_ info: Info) -> String {
+        guard info.frames > 1 else { return "" }
+        return info.loop == 0 ? ", loops forever" : ", loop count \(info.loop)"
     }
 
     private func load() async throws -> Data {
