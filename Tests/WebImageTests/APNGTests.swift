@@ -61,7 +61,10 @@ struct APNGTests {
         #expect(image.frames.count == 4 && image.frames.allSatisfy { $0.pixels.count == 10 * 7 * 4 })
     }
 
-    @Test(arguments: ["apng-rgba8.apng", "apng-palette8-trns.apng", "apng-grey16.apng", "apng-rgb8.apng", "apng-apngasm.apng"])
+    @Test(arguments: [
+        "apng-rgba8.apng", "apng-rgba8-translucent.apng", "apng-palette8-trns.apng", "apng-grey16.apng", "apng-rgb8.apng",
+        "apng-apngasm.apng",
+    ])
     func reencodesLosslessly(_ name: String) throws {
         let original = try ImageCoderRegistry.default.decode(try Self.fixture(name))
         let encoded = try ImageCoderRegistry.default.encode(original, as: .apng)
