@@ -78,3 +78,23 @@ struct BMPICOTests {
         #expect(cursor.pixel(x: 0, y: 0).a == 0 && cursor.pixel(x: 10, y: 10).a == 255)
     }
 }
+
+@Suite("Inputs the fuzz target found crashing, kept as regressions")
+struct DecoderFuzzRegressionTests {
+    /// File name → what went wrong before the fix.
+    static let inputs = [
+        "ico-entry-area-overflow.ico": "entries of 2³² − 1 px a side: width × height overflowed Int while picking the largest",
+    ]
+
+    @Test(arguments: inputs.keys.sorted())
+    func decodesOrFailsWithATypedError(_ name: String) throws {
+        let data = try CoderFixtureTests.data("fuzz/" + name)
+        do {
+            let image = try ImageCoderRegistry.default.decode(data, options: ImageDecodingOptions(maxPixelCount: 4_000_000))
+            #expect(image.pixels.count >= image.pixelWidth * image.pixelHeight * 4)
+        } catch {
+            #expect(!error.description.isEmpty, "\(Self.inputs[name]!)")
+        }
+        _ = try? ImageCoderRegistry.default.readHeader(data)
+    }
+}

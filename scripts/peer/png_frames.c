@@ -1,6 +1,6 @@
 /* Decodes PNG files with libpng's simplified API to RGBA8, RUNS times; prints the median total
  * seconds for all files together (scripts/peer-decoders.py: the frames of an APNG as separate
- * PNG streams, the floor a libpng-based APNG decoder cannot go under).
+ * PNG streams, the floor a libpng-based APNG decoder cannot go under). CPU time of the thread.
  *   png_frames RUNS FILE... */
 #include <png.h>
 #include <stdio.h>
@@ -13,11 +13,12 @@ static int cmp(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
-    int runs = argc > 1 ? atoi(argv[1]) : 10;
-    int files = argc - 2;
+    if (argc < 3) return 1;
+    int runs = atoi(argv[1]) > 0 ? atoi(argv[1]) : 10;
+    size_t files = (size_t)argc - 2;
     unsigned char **data = calloc(files, sizeof *data);
     size_t *sizes = calloc(files, sizeof *sizes);
-    for (int f = 0; f < files; f++) {
+    for (size_t f = 0; f < files; f++) {
         FILE *fp = fopen(argv[f + 2], "rb");
         if (!fp) return 1;
         fseek(fp, 0, SEEK_END);
@@ -30,8 +31,8 @@ int main(int argc, char **argv) {
     double *times = calloc(runs, sizeof *times);
     for (int r = 0; r < runs; r++) {
         struct timespec a, b;
-        clock_gettime(CLOCK_MONOTONIC, &a);
-        for (int f = 0; f < files; f++) {
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+        for (size_t f = 0; f < files; f++) {
             png_image image = {0};
             image.version = PNG_IMAGE_VERSION;
             if (!png_image_begin_read_from_memory(&image, data[f], sizes[f])) return 2;
@@ -40,7 +41,7 @@ int main(int argc, char **argv) {
             if (!png_image_finish_read(&image, NULL, pixels, 0, NULL)) return 3;
             free(pixels);
         }
-        clock_gettime(CLOCK_MONOTONIC, &b);
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
         times[r] = (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
     }
     qsort(times, runs, sizeof *times, cmp);

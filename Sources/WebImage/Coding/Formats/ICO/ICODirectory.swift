@@ -45,7 +45,9 @@ struct ICODirectory {
     /// The largest entry (then the deepest), or with `size` the smallest whose longer side is
     /// at least `size` (the largest when none is that big).
     func preferred(size: Int?) -> Entry {
-        let ordered = entries.sorted { ($0.width * $0.height, $0.bitCount) < ($1.width * $1.height, $1.bitCount) }
+        // Sides come from the file (up to 2³² − 1 each): their product fits UInt64, not Int.
+        func area(_ entry: Entry) -> UInt64 { UInt64(entry.width) * UInt64(entry.height) }
+        let ordered = entries.sorted { (area($0), $0.bitCount) < (area($1), $1.bitCount) }
         if let size, let fitting = ordered.first(where: { max($0.width, $0.height) >= size }) {
             // Among entries of that size, the deepest.
             return ordered.last { $0.width == fitting.width && $0.height == fitting.height } ?? fitting
