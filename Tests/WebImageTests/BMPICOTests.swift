@@ -84,6 +84,7 @@ struct DecoderFuzzRegressionTests {
     /// File name → what went wrong before the fix.
     static let inputs = [
         "ico-entry-area-overflow.ico": "entries of 2³² − 1 px a side: width × height overflowed Int while picking the largest",
+        "bmp-non-contiguous-mask.bmp": "a BITFIELDS mask with gaps: its channel maximum × 255 overflowed UInt32",
     ]
 
     @Test(arguments: inputs.keys.sorted())

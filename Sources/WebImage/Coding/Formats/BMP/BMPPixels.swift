@@ -18,7 +18,9 @@ enum BMPPixels {
         @inline(__always) func value(_ pixel: UInt32, absent: UInt32) -> UInt32 {
             guard maximum != 0 else { return absent }
             let v = (pixel & mask) >> shift
-            return maximum == 255 ? v : (v * 255 + maximum / 2) / maximum
+            guard maximum != 255 else { return v }
+            // Masks come from the file and need not be contiguous: `maximum` can reach 2³² − 1.
+            return UInt32((UInt64(v) * 255 + UInt64(maximum / 2)) / UInt64(maximum))
         }
     }
 
