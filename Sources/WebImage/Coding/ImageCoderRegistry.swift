@@ -20,10 +20,11 @@ public struct ImageCoderRegistry: ImageDecoding, Sendable {
     }
 
     /// JPEG (libjpeg-turbo), PNG (libspng), GIF (giflib), WebP (libwebp), AVIF (libavif),
-    /// HEIC/HEIF (libheif), APNG (libspng per frame), BMP and ICO/CUR (Swift).
+    /// HEIC/HEIF (libheif) and APNG (libspng per frame); decoding only: TIFF (libtiff), JPEG XL
+    /// (libjxl), BMP and ICO/CUR (Swift).
     public static let `default` = ImageCoderRegistry(
         decoders: [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder(), HEIFCoder()]
-            + [APNGCoder(), BMPCoder(), ICOCoder()],
+            + [TIFFCoder(), JXLCoder()] + [APNGCoder(), BMPCoder(), ICOCoder()],
         encoders: [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder(), HEIFCoder()]
             + [APNGCoder()]
     )
