@@ -6,7 +6,8 @@ import Synchronization
 ///
 /// - `/auth/images/{name}`: Basic authentication `user:secret`, else `401` with a challenge.
 /// - `/cookie/set` sets `session=abc123`; `/cookie/images/{name}` answers `403` without it.
-/// - `/redirect/loop` redirects to itself; `/redirect/{n}/{name}` redirects `n` times, then serves.
+/// - `/redirect/loop` redirects to itself; `/redirect/{n}/{name}` redirects `n` times, then serves;
+///   `/redirect-to?location=URL` redirects to any URL.
 /// - `/lookup/{name}` answers the image's URL as plain text (relative); `?maxAge=S` allows reuse
 ///   for S seconds (else `no-store`); `?via=header` puts it in `X-Image-URL` instead.
 /// - `/flaky/{name}?fails=K` fails the first K requests of that URL: `&cut=N` sends N bytes and
@@ -39,6 +40,8 @@ enum BehaviourRoutes {
             return try await OriginRoutes.serve(try context.parameters.require("name"), request: request, files: files, log: log)
         }
         router.get("/redirect/loop") { _, _ in redirect(to: "/redirect/loop") }
+        // Anywhere, absolute URLs included (the image server's SSRF tests redirect to 127.0.0.1).
+        router.get("/redirect-to") { request, _ in redirect(to: request.uri.queryParameters.get("location") ?? "/") }
         router.get("/redirect/{n}/{name}") { _, context in
             let n = try context.parameters.require("n", as: Int.self), name = try context.parameters.require("name")
             return redirect(to: n <= 1 ? "/images/\(name)" : "/redirect/\(n - 1)/\(name)")
