@@ -58,7 +58,8 @@ struct ServeCommandTests {
 
     @Test func sigtermFinishesTheRequestInFlightAndExitsZero() async throws {
         try await withOrigin { origin in
-            let serve = try await ServeProcess(["--allow-private-networks"], environment: ["WEBIMAGE_LOG_LEVEL": "info"])
+            let serve = try await ServeProcess(
+                ["--allow-private-networks", "--fetch-timeout", "60"], environment: ["WEBIMAGE_LOG_LEVEL": "info"])
             let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
             let source = ServerHarness.encode(origin.imageURL("photo.jpg", query: "delay=1500").absoluteString)
             let inFlight = Task { try await Self.get("http://127.0.0.1:\(serve.port)/img?url=\(source)&w=50", client: client) }
@@ -79,7 +80,7 @@ struct ServeCommandTests {
         try await withOrigin { origin in
             let serve = try await ServeProcess([], environment: [
                 "WEBIMAGE_KEY": "k1,k2", "WEBIMAGE_ALLOW_PRIVATE_NETWORKS": "1", "WEBIMAGE_MAX_OUTPUT_SIDE": "100",
-                "WEBIMAGE_LOG_LEVEL": "warning",
+                "WEBIMAGE_LOG_LEVEL": "warning", "WEBIMAGE_FETCH_TIMEOUT": "60",
             ])
             let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
             let source = ServerHarness.encode(origin.imageURL("photo.jpg").absoluteString)

@@ -69,6 +69,9 @@ func withImageServer<T>(
 ) async throws -> T {
     var configuration = ImageServerConfiguration()
     configuration.allowPrivateNetworks = true
+    // Generous under full-suite load on 2 cores; the timeout tests set their own.
+    configuration.fetchTimeout = .seconds(60)
+    configuration.processingTimeout = .seconds(120)
     change(&configuration)
     let server = try ImageServer(configuration: configuration, logger: quietLogger)
     let router = Router()
