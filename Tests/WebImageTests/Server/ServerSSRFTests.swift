@@ -108,4 +108,24 @@ struct ServerSSRFTests {
             #expect(connector.attempts.isEmpty)
         }
     }
+
+    @Test func httpsSourcesKeepCertificateVerification() async throws {
+        // The https path (a per-request client pinned with dnsOverride) verifies certificates:
+        // the test origin's self-signed one is refused before any HTTP request reaches it.
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/tls")
+        let certificate = try Data(contentsOf: directory.appendingPathComponent("cert.pem"))
+        let key = try Data(contentsOf: directory.appendingPathComponent("key.pem"))
+        let origin = try await ImageOrigin.start(files: SampleFiles.standard, tls: (certificate, key))
+        do {
+            try await withImageServer(origin: origin) { harness in
+                let reply = try await harness.get(harness.imgPath([("url", origin.imageURL("photo.jpg").absoluteString), ("w", "10")]))
+                ServerErrorTests.expectError(reply, 502, "source_error")
+                #expect(origin.totalRequests == 0)
+            }
+        } catch {
+            await origin.stop()
+            throw error
+        }
+        await origin.stop()
+    }
 }
