@@ -119,4 +119,16 @@ struct ServerErrorTests {
             #expect(harness.origin.maxConcurrentRequests == 1, "one render slot: one fetch at a time")
         }
     }
+
+    @Test func perClientLimitRefusesOnlyThatClient() async throws {
+        try await withImageServer({ $0.maxRendersPerClient = 1 }) { harness in
+            let alice = [("X-Forwarded-For", "198.51.100.1, 10.0.0.1")], bob = [("X-Forwarded-For", "198.51.100.2")]
+            let slow = Task { try await harness.image("photo.jpg", query: "delay=2000", [("w", "10")], headers: alice) }
+            #expect(await eventually(timeout: .seconds(20)) { harness.origin.requestCount(path: "/images/photo.jpg") == 1 })
+            Self.expectError(try await harness.image("logo.png", [("w", "10")], headers: alice), 429, "busy")
+            #expect(try await harness.image("logo.png", [("w", "10")], headers: bob).status == 200)
+            #expect(try await slow.value.status == 200)
+            #expect(try await harness.image("opaque.png", [("w", "10")], headers: alice).status == 200)
+        }
+    }
 }
