@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", exact: "7.10.0"),  // the disk cache's index (SQLite, WAL)
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", exact: "1.7.3"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", exact: "2.4.1"),  // webimage serve's /metrics
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", exact: "2.1.1"),  // fetch --report
     ],
     targets: [
         // Thin system-library wrappers over Debian's codec packages (see scripts/setup).
@@ -39,6 +40,8 @@ let package = Package(
         .systemLibrary(name: "CGIF", path: "Sources/CLibraries/CGIF"),
         .systemLibrary(name: "CAvif", path: "Sources/CLibraries/CAvif"),  // no pkgConfig: its -DAVIF_DLL is a prohibited flag
         .systemLibrary(name: "CHeif", path: "Sources/CLibraries/CHeif", pkgConfig: "libheif"),
+        .systemLibrary(name: "CTiff", path: "Sources/CLibraries/CTiff"),
+        .systemLibrary(name: "CJxl", path: "Sources/CLibraries/CJxl"),  // no pkgConfig: its -DHWY_SHARED_DEFINE is not needed
         // CRC-32C with the CPU's crc32 instruction: the disk cache's checksum (see ARCHITECTURE.md).
         .target(name: "CCRC32C", path: "Sources/CLibraries/CCRC32C"),
 
@@ -46,6 +49,7 @@ let package = Package(
             name: "WebImage",
             dependencies: [
                 "CTurboJPEG", "CSpng", "CWebP", "CGIF", "CAvif", "CHeif", "CCRC32C",
+                "CTiff", "CJxl",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -102,6 +106,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ConsoleKitTerminal", package: "console-kit"),
+                .product(name: "Mustache", package: "swift-mustache"),
             ],
             swiftSettings: strict
         ),

@@ -113,7 +113,7 @@ struct DownloaderQueueTests {
             let downloader = LoaderKind.asyncHTTPClient.downloader { $0.maxConcurrentDownloads = 1 }
             let tasks = (1...4).map { n in Task { try await downloader.download(origin.imageURL("thumb-\(n).jpg", query: "delay=500")) } }
             #expect(await eventually { downloader.queuedDownloads == 3 })
-            await downloader.cancelAll()
+            downloader.cancelAll()
             for task in tasks {
                 await #expect(throws: ImageDownloadError.cancelled) { _ = try await task.value }
             }

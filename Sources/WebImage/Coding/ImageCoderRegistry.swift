@@ -20,9 +20,11 @@ public struct ImageCoderRegistry: ImageDecoding, Sendable {
     }
 
     /// JPEG (libjpeg-turbo), PNG (libspng), GIF (giflib), WebP (libwebp), AVIF (libavif) and
-    /// HEIC/HEIF (libheif).
+    /// HEIC/HEIF (libheif); decoding only: TIFF (libtiff) and
+    /// JPEG XL (libjxl).
     public static let `default` = ImageCoderRegistry(
-        decoders: [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder(), HEIFCoder()],
+        decoders: [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder(), HEIFCoder()]
+            + [TIFFCoder(), JXLCoder()],
         encoders: [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder(), HEIFCoder()]
     )
 

@@ -43,6 +43,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
     /// Recognises the format of `data` from its first bytes, or returns `nil`.
     public init?(sniffing data: some DataProtocol) {
         let head = Array(data.prefix(64))
+        if let named = ISOBrands.format(head: head) { self = named; return }  // mif1 + compatible avif/heic
         guard let match = ImageFormat.signatures.first(where: { $0.matches(head) }) else {
             // SVG is text: look for the root element in the first kilobyte.
             if ImageFormat.looksLikeSVG(data) { self = .svg; return }
