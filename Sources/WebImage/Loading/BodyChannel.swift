@@ -15,7 +15,16 @@ final class BodyChannel: Sendable {
         var end: Result<Void, any Error>?
         var readerGone = false
         var readerCancelled = false
+        /// Body bytes handed to the reader so far, and the declared length, if any.
+        var taken = 0
+        var expected: Int?
+        /// `pending` is a buffer of this channel's own (several chunks), not a chunk as received.
+        var coalesced = false
     }
+
+    /// A coalescing buffer is sized for the rest of a declared body up to this much, so a body
+    /// kept as one buffer carries no spare capacity; past it, it grows as `Data` does.
+    private static let reserveLimit = 4 << 20
 
     private let state = Mutex(State())
     private let onReaderGone: @Sendable () -> Void
@@ -31,12 +40,30 @@ final class BodyChannel: Sendable {
             guard state.end == nil, !state.readerGone else { return nil }
             if let waiter = state.waiter {
                 state.waiter = nil
+                state.taken += data.count
                 return waiter
             }
-            if state.pending.isEmpty { state.pending = data } else { state.pending.append(data) }
+            if state.pending.isEmpty {
+                state.pending = data
+            } else if state.coalesced {
+                state.pending.append(data)
+            } else {
+                let rest = state.expected.map { $0 - state.taken } ?? 0
+                var buffer = Data()
+                buffer.reserveCapacity(max(state.pending.count + data.count, min(rest, Self.reserveLimit)))
+                buffer.append(state.pending)
+                buffer.append(data)
+                state.pending = buffer
+                state.coalesced = true
+            }
             return nil
         }
         waiter?.resume(returning: data)
+    }
+
+    /// The body's declared length (`Content-Length`), which sizes the coalescing buffer.
+    func expect(_ length: Int) {
+        state.withLock { $0.expected = length }
     }
 
     /// Ends the body after what is pending: complete without `error`, failed with it.
@@ -56,7 +83,8 @@ final class BodyChannel: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
                 let ready = state.withLock { state -> Result<Data?, any Error>? in
                     if !state.pending.isEmpty {
-                        defer { state.pending = Data() }
+                        defer { state.pending = Data(); state.coalesced = false }
+                        state.taken += state.pending.count
                         return .success(state.pending)
                     }
                     if let end = state.end { return end.map { nil } }

@@ -75,6 +75,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         if let tooLarge {
             body?.finish(tooLarge)
             Self.cancelLater(dataTask)
+        } else if let declared = head.expectedContentLength {
+            body?.expect(declared)
         }
         continuation?.resume(returning: head)
     }
