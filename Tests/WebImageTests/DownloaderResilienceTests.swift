@@ -102,11 +102,12 @@ struct DownloaderResilienceTests {
             let sentStreamed = origin.bytesSent(path: "/big") - sentDeclared
             // What the server wrote before it saw the close is what the client read plus what the
             // loopback socket buffers held. Seen with a release build running alongside: 2–12 MB
-            // (AsyncHTTPClient), 5–26 MB (URLSession, whose libcurl reads until the cancellation
-            // reaches it); under a full test run AsyncHTTPClient was once seen at 73 MB, so the
-            // bound is a quarter of the body: neither body was read through.
-            #expect(sentDeclared < size / 4)
-            #expect(sentStreamed < size / 4)
+            // (AsyncHTTPClient), 5–26 MB (URLSession, whose libcurl reads — and the loader drops —
+            // until the cancellation reaches libcurl's queue); in a full test run on the loaded
+            // machine 67 MB (URLSession) and 73 MB (AsyncHTTPClient) were seen, so the bound is
+            // half of the body: neither body was read through.
+            #expect(sentDeclared < size / 2)
+            #expect(sentStreamed < size / 2)
         }
     }
 
