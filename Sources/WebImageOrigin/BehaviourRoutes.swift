@@ -8,7 +8,8 @@ import Synchronization
 /// - `/cookie/set` sets `session=abc123`; `/cookie/images/{name}` answers `403` without it.
 /// - `/negotiate/{name}` serves `{name}.webp` when `Accept` names `image/webp`, else `{name}.jpg`
 ///   (with `Vary: Accept`; `/images` query parameters such as `delay` apply).
-/// - `/redirect/loop` redirects to itself; `/redirect/{n}/{name}` redirects `n` times, then serves.
+/// - `/redirect/loop` redirects to itself; `/redirect/{n}/{name}` redirects `n` times, then serves;
+///   `/redirect-to?location=URL` redirects to any URL.
 /// - `/lookup/{name}` answers the image's URL as plain text (relative); `?maxAge=S` allows reuse
 ///   for S seconds (else `no-store`); `?via=header` puts it in `X-Image-URL` instead;
 ///   `?imageQuery=Q` appends `?Q` to the answered URL; `?auth=1` and `?cookie=1` require what
@@ -50,6 +51,8 @@ enum BehaviourRoutes {
             return response
         }
         router.get("/redirect/loop") { _, _ in redirect(to: "/redirect/loop") }
+        // Anywhere, absolute URLs included (the image server's SSRF tests redirect to 127.0.0.1).
+        router.get("/redirect-to") { request, _ in redirect(to: request.uri.queryParameters.get("location") ?? "/") }
         router.get("/redirect/{n}/{name}") { _, context in
             let n = try context.parameters.require("n", as: Int.self), name = try context.parameters.require("name")
             return redirect(to: n <= 1 ? "/images/\(name)" : "/redirect/\(n - 1)/\(name)")

@@ -9,7 +9,7 @@ public struct LoggedRequest: Sendable {
     public var path: String
     public var query: String?
     /// Request headers the tests look at: Range, If-Range, If-None-Match, If-Modified-Since,
-    /// Authorization, Cookie, Accept, User-Agent (lower-cased names).
+    /// Authorization, Cookie, Accept, User-Agent, and Host (the request's authority) (lower-cased names).
     public var headers: [String: String]
     /// The status answered (0 while the handler runs).
     public var status: Int
@@ -81,6 +81,7 @@ struct CountingMiddleware<Context: RequestContext>: RouterMiddleware {
         for field in request.headers where Self.logged.contains(field.name.canonicalName) {
             headers[field.name.canonicalName] = field.value
         }
+        if let authority = request.head.authority { headers["host"] = authority }
         let index = counts.arrive(path: request.uri.path, query: request.uri.query, headers: headers)
         do {
             let response = try await next(request, context)
