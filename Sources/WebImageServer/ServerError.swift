@@ -79,7 +79,7 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
                       message: "the source is \(width)×\(height)\(frames > 1 ? " × \(frames) frames" : ""), over the limit of \(limit) pixels")
         case .empty:
             self.init(status: 422, code: "undecodable", message: "the source is empty")
-        case .corrupt(let format, _):
+        case .corrupt(let format, _), .refusedInStrictMode(let format, _, _):
             self.init(status: 422, code: "undecodable", message: "the source is not a decodable \(format) image")
         }
     }
