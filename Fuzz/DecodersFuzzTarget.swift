@@ -10,13 +10,16 @@ private let options = ImageDecodingOptions(maxPixelCount: 4_000_000)
 private let thumbnail = ImageDecodingOptions(maxPixelCount: 4_000_000, thumbnailMaxPixelSize: 32)
 private let strict = ImageDecodingOptions(maxPixelCount: 4_000_000, strict: true)
 private let decoders: [any ImageDecoding] = [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder(), HEIFCoder()]
-    + [TIFFCoder(), JXLCoder()]
+    + [TIFFCoder(), JXLCoder()] + [APNGCoder(), BMPCoder(), ICOCoder()]
 private let progressive: [any ProgressiveImageDecoding] = [JPEGCoder(), PNGCoder(), WebPCoder()]
 
-/// `WEBIMAGE_FUZZ_ONLY=tiff|jxl` (scripts/fuzz) fuzzes that decoder alone.
+/// `WEBIMAGE_FUZZ_ONLY=tiff|jxl|apng|bmp|ico|cur` (scripts/fuzz) fuzzes that decoder alone.
 private let only: (any ImageDecoding)? = switch ProcessInfo.processInfo.environment["WEBIMAGE_FUZZ_ONLY"] {
 case "tiff": TIFFCoder()
 case "jxl": JXLCoder()
+case "apng": APNGCoder()
+case "bmp": BMPCoder()
+case "ico", "cur": ICOCoder()
 default: nil
 }
 

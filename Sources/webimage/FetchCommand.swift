@@ -35,7 +35,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Write thumbnails that fit inside WIDTHxHEIGHT (aspect kept, never enlarged).")
     var resize: String?
 
-    @Option(name: .long, help: "Re-encode as jpeg, png, webp, gif or avif (the file extension follows).")
+    @Option(name: .long, help: "Re-encode as jpeg, png, webp, gif, avif or apng (the file extension follows).")
     var format: String?
 
     @Option(name: .long, help: "Process each image, e.g. resize:256x256:fill,round:12,blur:2 (also grayscale, rotate:90, crop:X,Y,W,H, crop:square, circle, flip:h, tint:RRGGBBAA).")

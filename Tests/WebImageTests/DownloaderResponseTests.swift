@@ -31,10 +31,11 @@ struct DownloaderResponseTests {
         }
     }
 
-    @Test func responseModifierCanReject() async throws {
+    @Test(arguments: LoaderKind.allCases)
+    func responseModifierCanReject(loader: LoaderKind) async throws {
         try await withOrigin { origin in
             struct Rejected: Error {}
-            let downloader = LoaderKind.asyncHTTPClient.downloader { configuration in
+            let downloader = loader.downloader { configuration in
                 configuration.responseModifier = { response in
                     guard response.value(forHeader: "Content-Type") == "image/jpeg" else { throw Rejected() }
                     return response

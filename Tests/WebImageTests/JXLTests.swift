@@ -49,6 +49,10 @@ struct JXLTests {
         #expect(throws: ImageDecodingError.tooManyPixels(width: 40, height: 30, frames: 3, limit: 3_000)) {
             try JXLCoder().decode(data, options: .init(maxPixelCount: 3_000))
         }
+        // One frame over the limit is refused as soon as the basic info is read.
+        #expect(throws: ImageDecodingError.tooManyPixels(width: 40, height: 30, frames: 1, limit: 1_000)) {
+            try JXLCoder().decode(data, options: .init(maxPixelCount: 1_000))
+        }
         let thumbnail = try JXLCoder().decode(data, options: .init(thumbnailMaxPixelSize: 20))
         #expect(thumbnail.pixelWidth == 20 && thumbnail.pixelHeight == 15 && thumbnail.frames.count == 3)
     }

@@ -43,11 +43,16 @@ public struct ImageProperties: Sendable, Equatable {
         var properties = ImageProperties(header: header)
         switch header.format {
         case .jpeg: properties.readJPEG(data)
-        case .png: properties.readPNG(data)
+        case .png, .apng:
+            properties.readPNG(data)
+            // A PNG whose animation is broken shows its still image: no loop count then.
+            if header.frameCount < 2 { properties.loopCount = nil }
         case .gif: properties.readGIF(data)
         case .webp: properties.readWebP(data)
         case .tiff: if let tiff = try? TIFFCoder.properties(data) { properties = tiff }
         case .jpegXL: if let jxl = try? JXLCoder.properties(data) { properties = jxl }
+        case .bmp: properties.readBMP(data)
+        case .ico: properties.readICO(data)
         default: properties.colorModel = header.hasAlpha ? .rgba : .rgb
         }
         return properties

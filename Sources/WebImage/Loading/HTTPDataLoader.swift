@@ -128,6 +128,7 @@ enum TransportFailure {
     /// TLS failures (an untrusted or invalid certificate, a failed handshake) are permanent.
     static func isPermanent(_ error: any Error) -> Bool {
         if error is NIOSSLError || error is BoringSSLError { return true }
+        if error is TLSFailure { return true }  // URLSessionDataLoader's libcurl TLS errors
         return String(reflecting: type(of: error)).contains("SSL")
     }
 }

@@ -26,7 +26,7 @@ public struct JXLCoder: ImageDecoding {
 
     public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
         try Self.withInput(data) { bytes throws(ImageDecodingError) in
-            let scan = try Self.scan(bytes)
+            let scan = try Self.scan(bytes, limit: options)
             try options.checkPixelLimit(scan.header)
             let width = scan.header.pixelWidth, height = scan.header.pixelHeight
             let sizing = FrameSizing(width: width, height: height, options: options)
@@ -109,12 +109,14 @@ public struct JXLCoder: ImageDecoding {
     }
 
     /// Basic info and the number of frames, without decoding pixels.
-    static func scan(_ bytes: UnsafeRawBufferPointer) throws(ImageDecodingError) -> Scan {
+    /// With `limit`, one frame over its pixel limit is refused before the frames are walked.
+    static func scan(_ bytes: UnsafeRawBufferPointer, limit: ImageDecodingOptions? = nil) throws(ImageDecodingError) -> Scan {
         let decoder = try Session(bytes, events: JXL_DEC_FRAME.rawValue | JXL_DEC_COLOR_ENCODING.rawValue)
         var info = JxlBasicInfo()
         guard try decoder.next() == JXL_DEC_BASIC_INFO, JxlDecoderGetBasicInfo(decoder.handle, &info) == JXL_DEC_SUCCESS,
               info.xsize > 0, info.ysize > 0
         else { throw .corrupt(format: .jpegXL, reason: "no image header") }
+        try limit?.checkPixelLimit(ImageHeader(format: .jpegXL, pixelWidth: Int(info.xsize), pixelHeight: Int(info.ysize), hasAlpha: false))
         var frames = 0, hasICC = false
         while true {
             let status = try decoder.next()

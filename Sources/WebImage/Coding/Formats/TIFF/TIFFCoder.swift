@@ -118,12 +118,14 @@ public struct TIFFCoder: ImageDecoding {
 
     /// The current page as RGBA8 bytes, `page.width × page.height`.
     private static func pixels(_ file: TIFFFile, _ page: TIFFFile.Page) throws(ImageDecodingError) -> [UInt8] {
-        let count = page.width * page.height
+        let count = page.width * page.height * 4
         // libtiff writes every pixel of a successful read; a failure throws the buffer away.
-        var raster = [UInt32](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
-        try raster.withUnsafeMutableBufferPointer { (buffer) throws(ImageDecodingError) in try file.readRGBA(page, into: buffer) }
-        // Packed ABGR words are R, G, B, A bytes in memory on little-endian machines.
-        return raster.withUnsafeBytes { [UInt8]($0) }
+        // Its packed ABGR words are R, G, B, A bytes in memory on little-endian machines.
+        var raster = [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
+        try raster.withUnsafeMutableBufferPointer { (buffer) throws(ImageDecodingError) in
+            try file.readRGBA(page, into: UnsafeMutableRawBufferPointer(buffer))
+        }
+        return raster
     }
 
     /// A page drawn at the top left of the `width × height` canvas (itself when the sizes agree).

@@ -52,9 +52,10 @@ final class TIFFFile {
         TIFFOpenOptionsSetMaxSingleMemAlloc(options, tmsize_t(maxAllocation))
         TIFFOpenOptionsSetErrorHandlerExtR(options, Self.onError, state)
         TIFFOpenOptionsSetWarningHandlerExtR(options, Self.onWarning, state)
-        // "m": read through the callbacks, not a memory map of a file (there is no file).
+        // The map callback hands libtiff the bytes themselves, so strips are decoded where they
+        // are (no copy into a read buffer); libtiff treats mapped memory as read-only.
         guard let tiff = TIFFClientOpenExt(
-            "memory", "rm", state, Self.read, Self.write, Self.seek, Self.close, Self.size, Self.map, Self.unmap, options)
+            "memory", "r", state, Self.read, Self.write, Self.seek, Self.close, Self.size, Self.map, Self.unmap, options)
         else {
             let reason = state.pointee.firstError ?? "not a readable TIFF"
             state.deinitialize(count: 1)
@@ -112,14 +113,15 @@ final class TIFFFile {
 
     /// Decodes the current directory into `raster` (`width × height` RGBA8, premultiplied by
     /// libtiff, top row first in the order stored: the orientation tag is reported, not applied).
-    func readRGBA(_ page: Page, into raster: UnsafeMutableBufferPointer<UInt32>) throws(ImageDecodingError) {
+    func readRGBA(_ page: Page, into raster: UnsafeMutableRawBufferPointer) throws(ImageDecodingError) {
         var message = [CChar](repeating: 0, count: 1024)
         guard TIFFRGBAImageOK(tiff, &message) == 1 else {
             throw .corrupt(format: .tiff, reason: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
         // Asking for the file's own orientation makes libtiff copy rows and columns as stored.
         let status = TIFFReadRGBAImageOriented(
-            tiff, UInt32(page.width), UInt32(page.height), raster.baseAddress, Int32(page.orientation), 1)
+            tiff, UInt32(page.width), UInt32(page.height), raster.baseAddress?.assumingMemoryBound(to: UInt32.self),
+            Int32(page.orientation), 1)
         guard status == 1 else { throw failure("cannot decode the pixels") }
     }
 
@@ -160,7 +162,12 @@ final class TIFFFile {
 
     private static let size: TIFFSizeProc = { handle in toff_t(state(handle)?.pointee.bytes.count ?? 0) }
 
-    private static let map: TIFFMapFileProc = { _, _, _ in 0 }
+    private static let map: TIFFMapFileProc = { handle, base, size in
+        guard let input = state(handle), let base, let size, let address = input.pointee.bytes.baseAddress else { return 0 }
+        base.pointee = UnsafeMutableRawPointer(mutating: address)
+        size.pointee = toff_t(input.pointee.bytes.count)
+        return 1
+    }
 
     private static let unmap: TIFFUnmapFileProc = { _, _, _ in }
 
