@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "WebImage", targets: ["WebImage"]),
         .library(name: "WebImageOrigin", targets: ["WebImageOrigin"]),
+        .library(name: "WebImageTerminal", targets: ["WebImageTerminal"]),
         .executable(name: "webimage", targets: ["webimage"]),
     ],
     dependencies: [
@@ -72,10 +73,13 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Pictures in the terminal (kitty, sixel, iTerm2, half-blocks) for `webimage show`; a
+        // library so the tests can decode what the encoders write.
+        .target(name: "WebImageTerminal", dependencies: ["WebImage"], swiftSettings: strict),
         .executableTarget(
             name: "webimage",
             dependencies: [
-                "WebImage", "WebImageOrigin",
+                "WebImage", "WebImageOrigin", "WebImageTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ConsoleKitTerminal", package: "console-kit"),
             ],
@@ -84,7 +88,7 @@ let package = Package(
         .testTarget(
             name: "WebImageTests",
             dependencies: [
-                "WebImage", "WebImageOrigin",
+                "WebImage", "WebImageOrigin", "WebImageTerminal",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),  // the disk cache tests damage the index
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),

@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+import WebImage
+import WebImageOrigin
+
+@Suite("webimage show: in tmux and in pipes", .serialized)
+struct ShowCommandTests {
+    static func solidPNG(_ rgb: [UInt8], side: Int = 32) throws -> Data {
+        var pixels: [UInt8] = []
+        for _ in 0..<(side * side) { pixels += rgb + [255] }
+        return try PNGCoder().encode(
+            Image(format: .png, pixelWidth: side, pixelHeight: side, pixels: pixels, isOpaque: true), as: .png, quality: 1)
+    }
+
+    static func files() throws -> [String: Data] {
+        [
+            "red.png": try solidPNG([255, 0, 0]), "green.png": try solidPNG([0, 255, 0]),
+            "blue.png": try solidPNG([0, 0, 255]), "yellow.png": try solidPNG([255, 255, 0]),
+            // Noise compresses badly: tens of kilobytes, streamed 256 bytes every 300 ms.
+            "slowA.png": try SampleImages.png(width: 96, height: 96, seed: 1),
+            "slowB.png": try SampleImages.png(width: 96, height: 96, seed: 2),
+        ]
+    }
+
+    /// The grid of a 35 × 21 pane with 16-column cells: 2 × 2 cells of 8 image rows, each
+    /// 10 rows apart and 17 columns apart; the status line is row 20.
+    static func origin(of cell: Int) -> (row: Int, column: Int) { (cell / 2 * 10, cell % 2 * 17) }
+
+    @Test(.enabled(if: TmuxSession.isAvailable))
+    func gridPagesRebindCellsAndCancelTheLoadsThatLeftTheScreen() async throws {
+        try await withOrigin(files: try Self.files()) { origin in
+            let slow = "chunk=256&stall=300"
+            let urls = [
+                origin.imageURL("red.png"), origin.imageURL("green.png"),
+                origin.imageURL("slowA.png", query: slow), origin.imageURL("slowB.png", query: slow),
+                origin.imageURL("blue.png"), origin.imageURL("yellow.png"),
+            ].map(\.absoluteString)
+            try await TmuxSession.with { tmux in
+                try await tmux.start(
+                    [WebImageCommand.executable.path, "show", "--grid", "--cache-dir", temporaryDirectory().path] + urls,
+                    columns: 35, rows: 21)
+
+                func colour(_ screen: CapturedScreen, cell: Int) -> [Int]? {
+                    let (row, column) = Self.origin(of: cell)
+                    guard let top = screen[row + 3, column + 4], top.character == "▀" else { return nil }
+                    return top.foreground == top.background ? top.foreground : nil
+                }
+                func screen(until condition: (CapturedScreen) -> Bool) async throws -> CapturedScreen? {
+                    let deadline = ContinuousClock.now + .seconds(60)
+                    while ContinuousClock.now < deadline {
+                        let screen = CapturedScreen(try await tmux.capture())
+                        if condition(screen) { return screen }
+                        try await Task.sleep(for: .milliseconds(100))
+                    }
+                    return nil
+                }
+
+                // Page 1: two colours drawn, two slow loads under way with their progress captions.
+                let first = try await screen { s in
+                    colour(s, cell: 0) == [255, 0, 0] && colour(s, cell: 1) == [0, 255, 0] && s.text(18).contains("slowB.png")
+                }
+                let lastScreen = CapturedScreen(try await tmux.capture()).allText
+                let page1 = try #require(first, "page 1 never showed; last screen:\n\(lastScreen)")
+                #expect(page1.text(20).hasPrefix("page 1/2"), "status: \(page1.text(20))")
+                #expect(page1.text(8).hasPrefix("red.png 32×32"), "caption: \(page1.text(8))")
+                #expect(page1.text(18).contains("%") || page1.text(18).contains("…"), "a loading caption: \(page1.text(18))")
+                // The loading cell shows the placeholder or a preview: its box is drawn.
+                #expect(page1[13, 4]?.character == "▀" && page1[13, 4]?.foreground != nil, "row: \(page1.raw(13).debugDescription)")
+                #expect(origin.requestCount(path: "/images/slowA.png") == 1 && origin.abortedBodies(path: "/images/slowA.png") == 0)
+
+                // Page 2 (n): the cells are rebound; the slow loads of page 1 are cancelled.
+                try await tmux.send("n")
+                let second = try await screen { s in colour(s, cell: 0) == [0, 0, 255] && colour(s, cell: 1) == [255, 255, 0] }
+                let secondScreen = CapturedScreen(try await tmux.capture()).allText
+                let page2 = try #require(second, "page 2 never showed:\n\(secondScreen)")
+                #expect(page2.text(20).hasPrefix("page 2/2"))
+                #expect(page2.text(18).trimmingCharacters(in: .whitespaces).isEmpty, "cells without an image are empty")
+                let deadline = ContinuousClock.now + .seconds(30)
+                while ContinuousClock.now < deadline,
+                      origin.abortedBodies(path: "/images/slowA.png") < 1 || origin.abortedBodies(path: "/images/slowB.png") < 1 {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                #expect(origin.abortedBodies(path: "/images/slowA.png") == 1, "paging cancelled slowA's download")
+                #expect(origin.abortedBodies(path: "/images/slowB.png") == 1, "paging cancelled slowB's download")
+
+                // Back (left arrow): red and green come from memory at once; the slow ones start again.
+                try await tmux.send("Left")
+                let back = try await screen { s in colour(s, cell: 0) == [255, 0, 0] && s.text(20).hasPrefix("page 1/2") }
+                #expect(back != nil)
+                let again = ContinuousClock.now + .seconds(30)
+                while ContinuousClock.now < again, origin.requestCount(path: "/images/slowA.png") < 2 {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                #expect(origin.requestCount(path: "/images/red.png") == 1, "red came from the memory cache")
+                #expect(origin.requestCount(path: "/images/slowA.png") == 2)
+
+                try await tmux.send("q")
+                let quitBy = ContinuousClock.now + .seconds(20)
+                while ContinuousClock.now < quitBy, try await !tmux.paneIsDead() { try await Task.sleep(for: .milliseconds(50)) }
+                #expect(try await tmux.paneIsDead(), "q quits")
+            }
+        }
+    }
+
+    @Test func withoutATerminalItExits64UnlessToldToWriteBlocks() async throws {
+        try await withOrigin(files: try Self.files()) { origin in
+            let cache = temporaryDirectory().path
+            let refused = try await WebImageCommand.run(["show", origin.imageURL("red.png").absoluteString, "--cache-dir", cache])
+            #expect(refused.status == 64)
+            #expect(refused.stderr.contains("not a terminal"), "stderr: \(refused.stderr)")
+
+            let written = try await WebImageCommand.run([
+                "show", "--grid", "--protocol", "blocks", "--width", "35", "--cell-width", "8", "--cache-dir", cache,
+                origin.imageURL("red.png").absoluteString, origin.imageURL("missing.png").absoluteString,
+            ])
+            #expect(written.status == 0, "stderr: \(written.stderr)")
+            let screen = CapturedScreen(written.stdout)
+            // Two 8-column cells of 4 image rows: red at the left, the failure mark at the right.
+            #expect(screen[0, 0]?.foreground == [255, 0, 0] && screen[0, 0]?.background == [255, 0, 0])
+            #expect(screen[0, 9]?.foreground == [0x80, 0, 0], "the failure image")
+            #expect(screen.text(4).contains("✗ bad"), "caption row: \(screen.text(4))")
+        }
+    }
+}
