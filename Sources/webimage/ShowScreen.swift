@@ -136,8 +136,8 @@ final class ShowScreen {
 
     private func statusLine() -> String {
         let first = page * layout.perPage + 1, last = min(requests.count, (page + 1) * layout.perPage)
-        var text = "page \(page + 1)/\(pageCount) · \(first)–\(last) of \(requests.count) · \(options.graphics.rawValue)"
-        text += " · n/p page · space pause · q quit" + (paused ? " · paused" : "")
+        var text = "page \(page + 1)/\(pageCount) · " + (paused ? "paused · " : "")
+        text += "\(first)–\(last) of \(requests.count) · \(options.graphics.rawValue) · n/p page · space pause · q quit"
         return String(text.prefix(max(1, size.columns - 1)))
     }
 

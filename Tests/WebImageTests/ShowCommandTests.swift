@@ -102,6 +102,83 @@ struct ShowCommandTests {
         }
     }
 
+    /// Solid frames, `delay` each; `loopCount` plays (0: forever).
+    static func animatedGIF(_ colours: [[UInt8]], delay: Duration, loopCount: Int) throws -> Data {
+        let frames = colours.map { rgb -> ImageFrame in
+            var pixels: [UInt8] = []
+            for _ in 0..<(32 * 32) { pixels += rgb + [255] }
+            return ImageFrame(pixels: pixels, duration: delay)
+        }
+        let image = Image(format: .gif, pixelWidth: 32, pixelHeight: 32, frames: frames, loopCount: loopCount)
+        return try GIFCoder().encode(image, as: .gif, quality: 1)
+    }
+
+    @Test(.enabled(if: TmuxSession.isAvailable))
+    func animationsPlayPauseStopAfterTheirLoopsAndResizingLaysOutAgain() async throws {
+        var files = try Self.files()
+        files["blink.gif"] = try Self.animatedGIF([[255, 0, 0], [0, 0, 255]], delay: .milliseconds(300), loopCount: 0)
+        files["once.gif"] = try Self.animatedGIF([[0, 255, 0], [255, 255, 0]], delay: .milliseconds(200), loopCount: 1)
+        try await withOrigin(files: files) { origin in
+            let urls = ["blink.gif", "once.gif", "red.png", "green.png", "blue.png", "yellow.png"].map { origin.imageURL($0).absoluteString }
+            try await TmuxSession.with { tmux in
+                try await tmux.start(
+                    [WebImageCommand.executable.path, "show", "--grid", "--cache-dir", temporaryDirectory().path] + urls,
+                    columns: 35, rows: 21)
+                func colour(_ screen: CapturedScreen, cell: Int, columns: Int = 2) -> [Int]? {
+                    let row = cell / columns * 10 + 3, column = cell % columns * 17 + 4
+                    guard let top = screen[row, column], top.character == "▀", top.foreground == top.background else { return nil }
+                    return top.foreground
+                }
+                /// The colours cell `cell` showed over `duration`, sampled every 50 ms.
+                func seen(cell: Int, for duration: Duration) async throws -> Set<[Int]> {
+                    var colours = Set<[Int]>()
+                    let end = ContinuousClock.now + duration
+                    while ContinuousClock.now < end {
+                        if let seen = colour(CapturedScreen(try await tmux.capture()), cell: cell) { colours.insert(seen) }
+                        try await Task.sleep(for: .milliseconds(50))
+                    }
+                    return colours
+                }
+
+                // Forever: both frames show, again and again. Played once: ends on the last frame.
+                let loadedBy = ContinuousClock.now + .seconds(30)
+                while ContinuousClock.now < loadedBy, colour(CapturedScreen(try await tmux.capture()), cell: 1) != [255, 255, 0] {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                let blinking = try await seen(cell: 0, for: .seconds(3))
+                #expect(blinking == [[255, 0, 0], [0, 0, 255]], "blink.gif showed \(blinking)")
+                let once = try await seen(cell: 1, for: .seconds(1))
+                #expect(once == [[255, 255, 0]], "once.gif stays on its last frame; showed \(once)")
+
+                // Space pauses: one colour only, and the status line says so.
+                try await tmux.send("Space")
+                let pauseBy = ContinuousClock.now + .seconds(30)
+                while ContinuousClock.now < pauseBy, !CapturedScreen(try await tmux.capture()).text(20).contains("paused") {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                #expect(CapturedScreen(try await tmux.capture()).text(20).contains("paused"))
+                try await Task.sleep(for: .milliseconds(100))  // a frame drawn as the key arrived
+                let paused = try await seen(cell: 0, for: .seconds(1.5))
+                #expect(paused.count == 1, "paused animation showed \(paused)")
+                try await tmux.send("Space")
+                let resumed = try await seen(cell: 0, for: .seconds(2))
+                #expect(resumed.count == 2, "resumed animation showed \(resumed)")
+
+                // A wider window (SIGWINCH): three cells a row, all six images on one page.
+                try await tmux.tmux(["resize-window", "-t", tmux.name, "-x", "53", "-y", "21"])
+                let deadline = ContinuousClock.now + .seconds(30)
+                var wide = CapturedScreen(try await tmux.capture())
+                while ContinuousClock.now < deadline, !(wide.text(20).hasPrefix("page 1/1") && colour(wide, cell: 5, columns: 3) == [255, 255, 0]) {
+                    try await Task.sleep(for: .milliseconds(100))
+                    wide = CapturedScreen(try await tmux.capture())
+                }
+                #expect(wide.text(20).hasPrefix("page 1/1"), "status: \(wide.text(20))")
+                #expect(colour(wide, cell: 2, columns: 3) == [255, 0, 0] && colour(wide, cell: 5, columns: 3) == [255, 255, 0])
+                try await tmux.send("q")
+            }
+        }
+    }
+
     @Test func withoutATerminalItExits64UnlessToldToWriteBlocks() async throws {
         try await withOrigin(files: try Self.files()) { origin in
             let cache = temporaryDirectory().path
