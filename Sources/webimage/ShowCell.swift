@@ -10,7 +10,7 @@ final class ShowCell: ImageTarget {
     enum Status: Equatable {
         case empty
         case loading(Double?)
-        case done(String)
+        case done(String, detail: String)
         case failed(String)
     }
 
@@ -44,7 +44,7 @@ final class ShowCell: ImageTarget {
                 guard let self, case .success(let response) = result else { return }
                 let image = response.image
                 let frames = image.isAnimated ? " \(image.frames.count)f" : ""
-                self.status = .done("\(image.pixelWidth)×\(image.pixelHeight) \(image.format.rawValue)\(frames)")
+                self.status = .done("\(image.pixelWidth)×\(image.pixelHeight)", detail: " \(image.format.rawValue)\(frames)")
                 self.screen.setNeedsDisplay(self)
             })
     }
@@ -79,7 +79,7 @@ final class ShowCell: ImageTarget {
     }
 
     func displayFailure(_ error: ImagePipelineError, forKey key: String) {
-        status = .failed(error.description)
+        status = .failed(Self.shortText(error))
         screen.setNeedsDisplay(self)
     }
 
@@ -116,14 +116,33 @@ final class ShowCell: ImageTarget {
         var colour = ""
         switch status {
         case .empty: text = ""
-        case .loading(let fraction): text = name + (fraction.map { " \(Int($0 * 100))%" } ?? " …")
-        case .done(let summary): text = name + " " + summary
+        case .loading(let fraction): text = Self.fit(name, fraction.map { "\(Int($0 * 100))%" } ?? "…", width: width)
+        case .done(let size, let detail):
+            text = name.count + size.count + detail.count < width ? name + " " + size + detail : Self.fit(name, size, width: width)
         case .failed(let message):
             text = "✗ " + message
             colour = "\u{1B}[31m"
         }
         let shown = String(text.prefix(width))
         return colour + shown + String(repeating: " ", count: width - shown.count) + "\u{1B}[0m"
+    }
+
+    /// The error in a few words, for a caption.
+    static func shortText(_ error: ImagePipelineError) -> String {
+        switch error {
+        case .loadingFailed(.badStatusCode(let code)): "HTTP \(code)"
+        case .loadingFailed(.timedOut): "timed out"
+        case .loadingFailed(.transport): "connection failed"
+        case .decodingFailed: "not an image"
+        default: error.description
+        }
+    }
+
+    /// `name suffix` in `width` columns, the name shortened with `…` so the suffix stays whole.
+    static func fit(_ name: String, _ suffix: String, width: Int) -> String {
+        guard name.count + 1 + suffix.count > width else { return name + " " + suffix }
+        let room = width - suffix.count - 2
+        return room > 0 ? name.prefix(room) + "… " + suffix : String(suffix.prefix(width))
     }
 
     private func currentPicture() -> (picture: TerminalPicture, width: Int)? {

@@ -187,15 +187,20 @@ struct ShowCommandTests {
             #expect(refused.stderr.contains("not a terminal"), "stderr: \(refused.stderr)")
 
             let written = try await WebImageCommand.run([
-                "show", "--grid", "--protocol", "blocks", "--width", "35", "--cell-width", "8", "--cache-dir", cache,
+                "show", "--grid", "--protocol", "blocks", "--width", "35", "--cell-width", "12", "--cache-dir", cache,
                 origin.imageURL("red.png").absoluteString, origin.imageURL("missing.png").absoluteString,
             ])
             #expect(written.status == 0, "stderr: \(written.stderr)")
             let screen = CapturedScreen(written.stdout)
-            // Two 8-column cells of 4 image rows: red at the left, the failure mark at the right.
-            #expect(screen[0, 0]?.foreground == [255, 0, 0] && screen[0, 0]?.background == [255, 0, 0])
-            #expect(screen[0, 9]?.foreground == [0x80, 0, 0], "the failure image")
-            #expect(screen.text(4).contains("✗ bad"), "caption row: \(screen.text(4))")
+            // Two 12-column cells of 6 image rows: red at the left, the failure mark at the right.
+            for row in 0..<6 {
+                for column in 0..<12 {
+                    #expect(screen[row, column]?.foreground == [255, 0, 0] && screen[row, column]?.background == [255, 0, 0])
+                    #expect(screen[row, column + 13]?.foreground == [0x80, 0, 0], "the failure image")
+                }
+            }
+            #expect(screen.text(6).hasPrefix("red.p… 32×32"), "caption row: \(screen.text(6))")
+            #expect(screen.text(6).contains("✗ HTTP 404"), "caption row: \(screen.text(6))")
         }
     }
 }
