@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "WebImage", targets: ["WebImage"]),
         .library(name: "WebImageOrigin", targets: ["WebImageOrigin"]),
         .library(name: "WebImageTerminal", targets: ["WebImageTerminal"]),
+        .library(name: "WebImageServer", targets: ["WebImageServer"]),
         .executable(name: "webimage", targets: ["webimage"]),
     ],
     dependencies: [
@@ -29,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", exact: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", exact: "7.10.0"),  // the disk cache's index (SQLite, WAL)
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", exact: "1.7.3"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", exact: "2.4.1"),  // webimage serve's /metrics
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", exact: "2.1.1"),  // fetch --report
     ],
     targets: [
         // Thin system-library wrappers over Debian's codec packages (see scripts/setup).
@@ -38,6 +41,8 @@ let package = Package(
         .systemLibrary(name: "CGIF", path: "Sources/CLibraries/CGIF"),
         .systemLibrary(name: "CAvif", path: "Sources/CLibraries/CAvif"),  // no pkgConfig: its -DAVIF_DLL is a prohibited flag
         .systemLibrary(name: "CHeif", path: "Sources/CLibraries/CHeif", pkgConfig: "libheif"),
+        .systemLibrary(name: "CTiff", path: "Sources/CLibraries/CTiff"),
+        .systemLibrary(name: "CJxl", path: "Sources/CLibraries/CJxl"),  // no pkgConfig: its -DHWY_SHARED_DEFINE is not needed
         // CRC-32C with the CPU's crc32 instruction: the disk cache's checksum (see ARCHITECTURE.md).
         .target(name: "CCRC32C", path: "Sources/CLibraries/CCRC32C"),
 
@@ -45,6 +50,7 @@ let package = Package(
             name: "WebImage",
             dependencies: [
                 "CTurboJPEG", "CSpng", "CWebP", "CGIF", "CAvif", "CHeif", "CCRC32C",
+                "CTiff", "CJxl",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -76,23 +82,51 @@ let package = Package(
         // Pictures in the terminal (kitty, sixel, iTerm2, half-blocks) for `webimage show`; a
         // library so the tests can decode what the encoders write.
         .target(name: "WebImageTerminal", dependencies: ["WebImage"], swiftSettings: strict),
+        // `webimage serve`: Hummingbird routes resizing images from other origins (issue 14).
+        .target(
+            name: "WebImageServer",
+            dependencies: [
+                "WebImage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "webimage",
             dependencies: [
-                "WebImage", "WebImageOrigin", "WebImageTerminal",
+                "WebImage", "WebImageOrigin", "WebImageServer", "WebImageTerminal",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ConsoleKitTerminal", package: "console-kit"),
+                .product(name: "Mustache", package: "swift-mustache"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "WebImageTests",
             dependencies: [
-                "WebImage", "WebImageOrigin", "WebImageTerminal",
+                "WebImage", "WebImageOrigin", "WebImageServer", "WebImageTerminal",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),  // the disk cache tests damage the index
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                // The image server's tests run it in a real Hummingbird app.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ],
             exclude: ["Fixtures"],
             swiftSettings: strict

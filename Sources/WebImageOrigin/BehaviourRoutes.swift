@@ -6,9 +6,14 @@ import Synchronization
 ///
 /// - `/auth/images/{name}`: Basic authentication `user:secret`, else `401` with a challenge.
 /// - `/cookie/set` sets `session=abc123`; `/cookie/images/{name}` answers `403` without it.
-/// - `/redirect/loop` redirects to itself; `/redirect/{n}/{name}` redirects `n` times, then serves.
+/// - `/negotiate/{name}` serves `{name}.webp` when `Accept` names `image/webp`, else `{name}.jpg`
+///   (with `Vary: Accept`; `/images` query parameters such as `delay` apply).
+/// - `/redirect/loop` redirects to itself; `/redirect/{n}/{name}` redirects `n` times, then serves;
+///   `/redirect-to?location=URL` redirects to any URL.
 /// - `/lookup/{name}` answers the image's URL as plain text (relative); `?maxAge=S` allows reuse
-///   for S seconds (else `no-store`); `?via=header` puts it in `X-Image-URL` instead.
+///   for S seconds (else `no-store`); `?via=header` puts it in `X-Image-URL` instead;
+///   `?imageQuery=Q` appends `?Q` to the answered URL; `?auth=1` and `?cookie=1` require what
+///   `/auth` and `/cookie` do; `?status=C` answers C; `?fails=K[&retryAfter=S]` answers 503 K times.
 /// - `/flaky/{name}?fails=K` fails the first K requests of that URL: `&cut=N` sends N bytes and
 ///   drops the connection (`&hang=MS` waits MS before dropping it), `&failStatus=C` answers C
 ///   (with `&retryAfter=S`). Later requests behave
@@ -20,7 +25,7 @@ enum BehaviourRoutes {
         let attempts = AttemptCounter()
 
         router.get("/auth/images/{name}") { request, context in
-            guard request.headers[.authorization] == "Basic " + Data("user:secret".utf8).base64EncodedString() else {
+            guard request.headers[.authorization] == basicUserSecret else {
                 var headers = HTTPFields()
                 headers[.wwwAuthenticate] = "Basic realm=\"images\""
                 return OriginRoutes.text("authentication required\n", status: .unauthorized, headers: headers)
@@ -38,7 +43,16 @@ enum BehaviourRoutes {
             }
             return try await OriginRoutes.serve(try context.parameters.require("name"), request: request, files: files, log: log)
         }
+        router.get("/negotiate/{name}") { request, context in
+            let name = try context.parameters.require("name")
+            let webp = request.headers[.accept]?.contains("image/webp") == true
+            var response = try await OriginRoutes.serve(name + (webp ? ".webp" : ".jpg"), request: request, files: files, log: log)
+            response.headers[.vary] = "Accept"
+            return response
+        }
         router.get("/redirect/loop") { _, _ in redirect(to: "/redirect/loop") }
+        // Anywhere, absolute URLs included (the image server's SSRF tests redirect to 127.0.0.1).
+        router.get("/redirect-to") { request, _ in redirect(to: request.uri.queryParameters.get("location") ?? "/") }
         router.get("/redirect/{n}/{name}") { _, context in
             let n = try context.parameters.require("n", as: Int.self), name = try context.parameters.require("name")
             return redirect(to: n <= 1 ? "/images/\(name)" : "/redirect/\(n - 1)/\(name)")
@@ -46,13 +60,28 @@ enum BehaviourRoutes {
         router.get("/lookup/{name}") { request, context in
             let name = try context.parameters.require("name"), query = request.uri.queryParameters
             if let delay = query.get("delay", as: Int.self) { try await Task.sleep(for: .milliseconds(delay)) }
+            if query.get("auth") == "1", request.headers[.authorization] != basicUserSecret {
+                var headers = HTTPFields()
+                headers[.wwwAuthenticate] = "Basic realm=\"lookups\""
+                return OriginRoutes.text("authentication required\n", status: .unauthorized, headers: headers)
+            }
+            if query.get("cookie") == "1", request.headers[.cookie]?.contains("session=abc123") != true {
+                return OriginRoutes.text("no session cookie\n", status: .forbidden)
+            }
+            if let status = query.get("status", as: Int.self) { return OriginRoutes.text("status \(status)\n", status: .init(code: status)) }
+            if let fails = query.get("fails", as: Int.self), attempts.next("lookup \(name)?\(request.uri.query ?? "")") <= fails {
+                var headers = HTTPFields()
+                headers[.retryAfter] = query.get("retryAfter") ?? "0"
+                return OriginRoutes.text("try again later\n", status: .serviceUnavailable, headers: headers)
+            }
             var headers = HTTPFields()
             headers[.cacheControl] = query.get("maxAge", as: Int.self).map { "max-age=\($0)" } ?? "no-store"
+            let target = "/images/\(name)" + (query.get("imageQuery").map { "?" + $0 } ?? "")
             if query.get("via") == "header" {
-                headers[HTTPFields.Element.Name("X-Image-URL")!] = "/images/\(name)"
+                headers[HTTPFields.Element.Name("X-Image-URL")!] = target
                 return OriginRoutes.text("", headers: headers)
             }
-            return OriginRoutes.text("/images/\(name)\n", headers: headers)
+            return OriginRoutes.text(target + "\n", headers: headers)
         }
         router.get("/flaky/{name}") { request, context in
             let name = try context.parameters.require("name"), query = request.uri.queryParameters
@@ -91,6 +120,8 @@ enum BehaviourRoutes {
             return Response(status: .ok, headers: headers, body: body)
         }
     }
+
+    static let basicUserSecret = "Basic " + Data("user:secret".utf8).base64EncodedString()
 
     static func redirect(to location: String) -> Response {
         var headers = HTTPFields()

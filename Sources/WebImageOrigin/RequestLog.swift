@@ -9,10 +9,13 @@ public struct LoggedRequest: Sendable {
     public var path: String
     public var query: String?
     /// Request headers the tests look at: Range, If-Range, If-None-Match, If-Modified-Since,
-    /// Authorization, Cookie, Accept, User-Agent (lower-cased names).
+    /// Authorization, Cookie, Accept, User-Agent, and Host (the request's authority) (lower-cased names).
     public var headers: [String: String]
     /// The status answered (0 while the handler runs).
     public var status: Int
+    /// When the request arrived (the origin's clock: gaps between arrivals are what a client's
+    /// backoff looked like from the server).
+    public var arrivedAt: ContinuousClock.Instant
 }
 
 /// What the origin served: requests in arrival order, in-flight peaks, aborted bodies.
@@ -23,24 +26,32 @@ final class RequestLog: Sendable {
         var maxInFlight = 0
         var aborted: [String: Int] = [:]
         var bytesSent: [String: Int] = [:]
+        /// Requests ever seen: a request's serial number survives a `reset()`, its entry does not.
+        var serial = 0
+        /// `serial` at the last reset: entries hold the requests after it.
+        var base = 0
     }
 
     private let state = Mutex(State())
 
+    /// Logs an arriving request; returns its serial number for ``answered(_:status:)``.
     func arrive(path: String, query: String?, headers: [String: String]) -> Int {
         state.withLock { state in
-            let index = state.entries.count + 1
-            state.entries.append(LoggedRequest(index: index, path: path, query: query, headers: headers, status: 0))
+            state.serial += 1
+            state.entries.append(LoggedRequest(
+                index: state.serial - state.base, path: path, query: query, headers: headers, status: 0, arrivedAt: .now))
             state.inFlight += 1
             state.maxInFlight = max(state.maxInFlight, state.inFlight)
-            return index
+            return state.serial
         }
     }
 
-    func answered(_ index: Int, status: Int) {
+    func answered(_ serial: Int, status: Int) {
         state.withLock { state in
-            state.entries[index - 1].status = status
             state.inFlight -= 1
+            // A request that arrived before a reset has no entry any more.
+            guard serial > state.base else { return }
+            state.entries[serial - state.base - 1].status = status
         }
     }
 
@@ -52,7 +63,12 @@ final class RequestLog: Sendable {
     func count(_ path: String) -> Int { state.withLock { $0.entries.filter { $0.path == path }.count } }
     func aborted(_ path: String) -> Int { state.withLock { $0.aborted[path] ?? 0 } }
     func bytesSent(_ path: String) -> Int { state.withLock { $0.bytesSent[path] ?? 0 } }
-    func reset() { state.withLock { $0 = State() } }
+    /// Forgets what was served; requests still in flight stay counted as in flight.
+    func reset() {
+        state.withLock { state in
+            state = State(inFlight: state.inFlight, maxInFlight: state.inFlight, serial: state.serial, base: state.serial)
+        }
+    }
 }
 
 /// Logs every request on arrival and its status when the handler returns.
@@ -65,6 +81,7 @@ struct CountingMiddleware<Context: RequestContext>: RouterMiddleware {
         for field in request.headers where Self.logged.contains(field.name.canonicalName) {
             headers[field.name.canonicalName] = field.value
         }
+        if let authority = request.head.authority { headers["host"] = authority }
         let index = counts.arrive(path: request.uri.path, query: request.uri.query, headers: headers)
         do {
             let response = try await next(request, context)

@@ -13,10 +13,12 @@ enum CLIPipeline {
     static func make(
         cacheDir: String?, concurrency: Int = 6, decodingOptions: ImageDecodingOptions = .default,
         loader: LoaderChoice = .asyncHTTPClient, maxBodyMegabytes: Int? = nil, cacheSizeMegabytes: Int? = nil,
-        cacheMaxAge: Int? = nil
+        cacheMaxAge: Int? = nil, retries: Int? = nil, timeout: Double? = nil
     ) throws -> ImagePipeline {
         var downloaderConfiguration = ImageDownloaderConfiguration()
         downloaderConfiguration.maxConcurrentDownloads = concurrency
+        if let retries { downloaderConfiguration.retryPolicy.maxRetries = retries }
+        if let timeout { downloaderConfiguration.timeout = .milliseconds(Int64(timeout * 1000)) }
         if let maxBodyMegabytes { downloaderConfiguration.maxBodySize = maxBodyMegabytes << 20 }
         var diskConfiguration = DiskCache.Configuration()
         if let cacheSizeMegabytes { diskConfiguration.sizeLimit = cacheSizeMegabytes << 20 }

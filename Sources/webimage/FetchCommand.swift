@@ -8,7 +8,7 @@ struct FetchCommand: AsyncParsableCommand {
         commandName: "fetch",
         abstract: "Load images through the pipeline and write their original bytes to a directory.")
 
-    @Argument(help: "Image URLs.")
+    @Argument(help: "Image URLs (then those of --input).")
     var urls: [String] = []
 
     @Option(name: .long, help: "A file with one URL per line ('-' reads standard input).")
@@ -35,7 +35,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Write thumbnails that fit inside WIDTHxHEIGHT (aspect kept, never enlarged).")
     var resize: String?
 
-    @Option(name: .long, help: "Re-encode as jpeg, png, webp, gif or avif (the file extension follows).")
+    @Option(name: .long, help: "Re-encode as jpeg, png, webp, gif, avif or apng (the file extension follows).")
     var format: String?
 
     @Option(name: .long, help: "Process each image, e.g. resize:256x256:fill,round:12,blur:2 (also grayscale, rotate:90, crop:X,Y,W,H, crop:square, circle, flip:h, tint:RRGGBBAA).")
@@ -62,67 +62,78 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Freshness, in seconds, of responses that state none (default 604800, 7 days).")
     var cacheMaxAge: Int?
 
+    @Flag(name: .long, help: "Resume an interrupted run: URLs whose file an earlier run into this folder finished (same size) are not fetched again.")
+    var skipExisting = false
+
+    @Option(name: .long, help: "Retries after transient failures (timeouts, 5xx, 429), with exponential backoff (default 2).")
+    var retries: Int?
+
+    @Option(name: .long, help: "At most this many images of one host at once.")
+    var perHost: Int?
+
+    @Option(name: .long, help: "Seconds allowed for each attempt, body included (default 15).")
+    var timeout: Double?
+
+    @Option(name: .long, help: "K/N: fetch only this process's share of the list (a stable hash of each URL picks its shard, 1 ≤ K ≤ N).")
+    var shard: String?
+
+    @Option(name: .long, help: "Write one JSON line per input line to FILE: line, url, status, file, format, width, height, bytes, ms, source, error.")
+    var jsonl: String?
+
+    @Option(name: .long, help: "Write an HTML contact sheet of the run to FILE (self-contained: thumbnails, failures, charts).")
+    var report: String?
+
+    @Option(name: .long, help: "File name template: {index} (input line), {hash} (of the URL), {basename}, {ext} (the format's), e.g. {index}-{basename}.{ext}.")
+    var name: String?
+
     func validate() throws {
         guard concurrency > 0 else { throw ValidationError("--concurrency must be at least 1") }
         guard cacheSizeMb.map({ $0 > 0 }) ?? true else { throw ValidationError("--cache-size-mb must be at least 1") }
         guard cacheMaxAge.map({ $0 >= 0 }) ?? true else { throw ValidationError("--cache-max-age must not be negative") }
+        guard retries.map({ $0 >= 0 }) ?? true else { throw ValidationError("--retries must not be negative") }
+        guard perHost.map({ $0 > 0 }) ?? true else { throw ValidationError("--per-host must be at least 1") }
+        guard timeout.map({ $0 > 0 && $0.isFinite }) ?? true else { throw ValidationError("--timeout must be a positive number of seconds") }
+        guard shard.map({ Shard($0) != nil }) ?? true else { throw ValidationError("--shard expects K/N with 1 ≤ K ≤ N, such as 2/4") }
+        if let name, !OutputNames.placeholders.contains(where: name.contains) || name.contains("/") {
+            throw ValidationError("--name needs at least one of \(OutputNames.placeholders.joined(separator: ", ")) and no '/'")
+        }
         guard [cacheOnly, reload, noCache].filter({ $0 }).count <= 1 else {
             throw ValidationError("--cache-only, --reload and --no-cache exclude each other")
         }
         do { _ = try OutputTransform(resize: resize, format: format, process: process) } catch { throw ValidationError("\(error)") }
+        guard !urls.isEmpty || input != nil else { throw ValidationError("no URLs given (pass them as arguments or with --input)") }
     }
 
     func run() async throws {
-        let list = try urls + readInput()
-        guard !list.isEmpty else { throw ValidationError("no URLs given (pass them as arguments or with --input)") }
         let outputDir = URL(fileURLWithPath: output, isDirectory: true)
-        do {
-            try FileManager.default.createDirectory(at: outputDir, withIntermediateDirectories: true)
-        } catch {
-            throw CLIError("cannot create the output directory \(outputDir.path): \(error.localizedDescription)")
-        }
+        try OutputFile.makeDirectory(outputDir)
+        try OutputFile.checkWritable(outputDir)
+        // A file size limit (ulimit -f) makes writes fail with EFBIG instead of killing the process.
+        signal(SIGXFSZ, SIG_IGN)
         let transform = try OutputTransform(resize: resize, format: format, process: process)
         // With --resize the pipeline itself decodes at thumbnail size (JPEG DCT scaling, WebP scaling).
         let pipeline = try CLIPipeline.make(
             cacheDir: cacheDir, concurrency: concurrency, decodingOptions: transform?.decodingOptions ?? .default,
-            loader: loader, maxBodyMegabytes: maxBodyMb, cacheSizeMegabytes: cacheSizeMb, cacheMaxAge: cacheMaxAge)
-        let mode = FetchMode(transform: transform, verify: verify, options: loadingOptions)
-        let showProgress = !json && isatty(STDOUT_FILENO) == 1
-        let progress = showProgress ? Terminal().progressBar(title: "Fetching \(list.count) images") : nil
-        progress?.start()
-
-        let started = ContinuousClock.now
-        var summary = FetchSummary()
-        summary.requested = list.count
-        let names = OutputNames()
-        await withTaskGroup(of: (String, Result<FetchedImage, any Error>).self) { group in
-            var next = 0
-            func add() {
-                let raw = list[next]
-                next += 1
-                group.addTask { (raw, await Self.fetchOne(raw, pipeline: pipeline, into: outputDir, names: names, mode: mode)) }
-            }
-            while next < min(concurrency, list.count) { add() }
-            var done = 0
-            for await (raw, result) in group {
-                switch result {
-                case .success(let fetched): summary.record(fetched)
-                case .failure(let error): summary.record(failure: raw, "\(error)")
-                }
-                done += 1
-                progress?.activity.currentProgress = Double(done) / Double(list.count)
-                if next < list.count { add() }
-            }
-        }
-        await pipeline.flushPendingStores()  // the disk cache's writes, before the process ends
-        summary.seconds = (ContinuousClock.now - started).secondsValue
-        if summary.failed == 0 { progress?.succeed() } else { progress?.fail() }
+            loader: loader, maxBodyMegabytes: maxBodyMb, cacheSizeMegabytes: cacheSizeMb, cacheMaxAge: cacheMaxAge,
+            retries: retries, timeout: timeout)
+        let run = FetchRun(
+            pipeline: pipeline, mode: FetchMode(transform: transform, verify: verify, options: loadingOptions),
+            outputDirectory: outputDir, concurrency: concurrency, perHost: perHost, nameTemplate: name,
+            skipExisting: skipExisting, jsonl: jsonl, arguments: urls, input: input, shard: shard.flatMap(Shard.init),
+            showProgress: !json && isatty(STDOUT_FILENO) == 1, report: report)
+        // Ctrl-C cancels the run (the summary is still printed, exit 130); a second one exits at once.
+        let work = Task { try await run.execute() }
+        let interrupt = Interrupt.onSIGINT { work.cancel() }
+        defer { interrupt.cancel() }
+        let summary = try await work.value
         if json {
             print(try summary.json())
         } else {
-            for failure in summary.failures { print("failed: \(failure.url): \(failure.error)") }
+            for failure in summary.failures { print("failed: " + failure.text) }
+            if summary.failed > summary.failures.count { print("… and \(summary.failed - summary.failures.count) more failures (see --jsonl)") }
             print(summary.line)
         }
+        if summary.interrupted { throw ExitCode(130) }
         if summary.failed > 0 { throw ExitCode(1) }
     }
 
@@ -135,22 +146,26 @@ struct FetchCommand: AsyncParsableCommand {
         if noCache { options.formUnion(.ignoreCaches) }
         return options
     }
+}
 
-    private static func fetchOne(
-        _ raw: String, pipeline: ImagePipeline, into dir: URL, names: OutputNames, mode: FetchMode
-    ) async -> Result<FetchedImage, any Error> {
-        do {
-            guard let url = URL(string: raw.trimmingCharacters(in: .whitespaces)), url.scheme != nil else {
-                throw CLIError("invalid URL")
-            }
-            let fetched = try await mode.fetch(ImageRequest(url: url, options: mode.options), pipeline: pipeline)
-            let name = await names.name(for: fetched.nameURL, format: fetched.format)
-            try fetched.data.write(to: dir.appendingPathComponent(name), options: .atomic)
-            return .success(fetched)
-        } catch {
-            return .failure(error)
+/// SIGINT handling for commands that finish cleanly when interrupted: the first Ctrl-C calls
+/// `handler`, a second one exits at once with status 130.
+enum Interrupt {
+    static func onSIGINT(_ handler: @escaping @Sendable () -> Void) -> any DispatchSourceSignal {
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT)
+        let count = Counter()
+        source.setEventHandler {
+            if count.increment() > 1 { exit(130) }
+            handler()
         }
+        source.resume()
+        return source
     }
 
-    private func readInput() throws -> [String] { try URLList.read(input) }
+    /// Counts signals; only touched on the signal source's serial queue.
+    private final class Counter: @unchecked Sendable {
+        private var value = 0
+        func increment() -> Int { value += 1; return value }
+    }
 }

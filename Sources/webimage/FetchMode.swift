@@ -9,6 +9,12 @@ struct FetchedImage: Sendable {
     var revalidated: Bool
     /// The URL whose last path component names the file (its extension follows the format).
     var nameURL: URL
+    /// The written image's pixel size.
+    var width: Int
+    var height: Int
+
+    /// `memory`, `disk`, `network`, or `revalidated` (a `304` confirmed the disk copy).
+    var sourceName: String { revalidated ? "revalidated" : "\(source)" }
 }
 
 /// How `fetch` turns a URL into bytes: the original through ``ImagePipeline/data(for:)`` (only
@@ -27,9 +33,11 @@ struct FetchMode: Sendable {
             if !transform.processors.isEmpty { imageRequest = imageRequest.processed(by: transform.processors).options(.transformAnimatedImage) }
             let response = try await pipeline.image(for: imageRequest)
             let (data, format) = try transform.apply(to: response.image)
+            let written = try? pipeline.configuration.coders.readHeader(data)
             return FetchedImage(
                 data: data, format: format, source: response.source, revalidated: response.isRevalidated,
-                nameURL: request.url.deletingPathExtension().appendingPathExtension(format.fileExtension))
+                nameURL: request.url.deletingPathExtension().appendingPathExtension(format.fileExtension),
+                width: written?.pixelWidth ?? response.image.pixelWidth, height: written?.pixelHeight ?? response.image.pixelHeight)
         }
         let original = try await pipeline.data(for: request)
         if verify {
@@ -37,6 +45,7 @@ struct FetchMode: Sendable {
         }
         return FetchedImage(
             data: original.data, format: original.header.format,
-            source: original.source, revalidated: original.isRevalidated, nameURL: request.url)
+            source: original.source, revalidated: original.isRevalidated, nameURL: request.url,
+            width: original.header.pixelWidth, height: original.header.pixelHeight)
     }
 }

@@ -2,15 +2,36 @@ import Foundation
 import WebImage
 
 /// What `webimage fetch` reports at the end, as a line or as JSON.
+///
+/// Counts every input line that named something: `succeeded`, `failed` (loading, decoding or
+/// writing failed, or the line is not an http(s) URL — those are also counted in `invalid`),
+/// `skipped` (`--skip-existing`), `duplicates` (fetched once, for their first line) and
+/// `cancelled` (Ctrl-C). `failures` keeps the first 1,000 failures; `--jsonl` has them all.
 struct FetchSummary: Codable {
     struct Failure: Codable {
+        /// The input line (`fetch`); `nil` where lines are not numbered (`prefetch`).
+        var line: Int?
         var url: String
         var error: String
+
+        init(line: Int? = nil, url: String, error: String) {
+            self.line = line
+            self.url = url
+            self.error = error
+        }
+
+        var text: String { (line.map { "line \($0): " } ?? "") + "\(url): \(error)" }
     }
+
+    static let keptFailures = 1000
 
     var requested = 0
     var succeeded = 0
     var failed = 0
+    var invalid = 0
+    var skipped = 0
+    var duplicates = 0
+    var cancelled = 0
     var fromMemory = 0
     var fromDisk = 0
     var fromNetwork = 0
@@ -18,31 +39,46 @@ struct FetchSummary: Codable {
     var revalidated = 0
     var bytes = 0
     var seconds = 0.0
+    /// Ctrl-C stopped the run before the end of the list.
+    var interrupted = false
     var failures: [Failure] = []
 
-    mutating func record(_ fetched: FetchedImage) {
-        succeeded += 1
-        bytes += fetched.data.count
-        if fetched.revalidated { revalidated += 1; return }
-        switch fetched.source {
-        case .memory: fromMemory += 1
-        case .disk: fromDisk += 1
-        case .network: fromNetwork += 1
-        }
-    }
+    /// Input lines accounted for so far.
+    var lines: Int { requested }
 
-    mutating func record(failure url: String, _ error: String) {
-        failed += 1
-        failures.append(Failure(url: url, error: error))
+    mutating func record(_ record: FetchRecord) {
+        requested += 1
+        switch record.status {
+        case "ok":
+            succeeded += 1
+            bytes += record.bytes ?? 0
+            switch record.source {
+            case "memory": fromMemory += 1
+            case "disk": fromDisk += 1
+            case "revalidated": revalidated += 1
+            default: fromNetwork += 1
+            }
+        case "skipped": skipped += 1
+        case "duplicate": duplicates += 1
+        case "cancelled": cancelled += 1
+        default:
+            failed += 1
+            if record.status == "invalid" { invalid += 1 }
+            if failures.count < Self.keptFailures { failures.append(Failure(line: record.line, url: record.url, error: record.error ?? "failed")) }
+        }
     }
 
     var imagesPerSecond: Double { seconds > 0 ? Double(succeeded) / seconds : 0 }
 
     var line: String {
-        String(
+        var text = String(
             format: "%d requested, %d succeeded, %d failed (memory %d, disk %d, revalidated %d, network %d), %@ in %.2f s, %.1f images/s",
             requested, succeeded, failed, fromMemory, fromDisk, revalidated, fromNetwork,
             ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .file), seconds, imagesPerSecond)
+        if skipped > 0 { text += ", \(skipped) skipped (already there)" }
+        if duplicates > 0 { text += ", \(duplicates) duplicate lines" }
+        if cancelled > 0 || interrupted { text += ", interrupted (\(cancelled) cancelled)" }
+        return text
     }
 
     func json() throws -> String {

@@ -5,41 +5,84 @@ import WebImage
 struct InfoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Show an image's format, size, frame count and byte size.")
+        abstract: "Show an image's format, size, frames, colour model, bit depth, ICC profile and orientation.",
+        discussion: """
+            Reads headers only, so it works on images over the decoding pixel limit; --decode also \
+            decodes every frame (the limit applies) and reports whether the decode was lenient.
+            JSON keys: format, width, height, frames, bytes, hasAlpha, orientation (1-8), decoded, and \
+            when known loopCount, colorModel (gray, gray-alpha, rgb, rgba, indexed, cmyk), bitDepth, \
+            iccProfile; with --decode also lenient, partial and repairs (names of what was forgiven).
+            """)
 
     @Argument(help: "An image URL or a file path.")
     var source: String
 
-    @Flag(name: .long, help: "Print one JSON object with keys format, width, height, frames, bytes.")
+    @Flag(name: .long, help: "Print one JSON object (keys listed above).")
     var json = false
 
+    @Flag(name: .long, help: "Decode the pixels too and report whether the decode had to be lenient.")
+    var decode = false
+
+    /// `webimage info --json`: absent keys are unknown for the format (or need `--decode`).
     struct Info: Codable {
         var format: String
         var width: Int
         var height: Int
         var frames: Int
         var bytes: Int
+        var hasAlpha: Bool
+        var orientation: Int
+        var decoded: Bool
+        var loopCount: Int?
+        var colorModel: String?
+        var bitDepth: Int?
+        var iccProfile: Bool?
+        var lenient: Bool?
+        var partial: Bool?
+        var repairs: [String]?
     }
 
     func run() async throws {
         do {
             let data = try await load()
-            // The first frame proves the data decodes; the frame count comes from the header.
-            let image = try ImageCoderRegistry.default.decode(data, options: .init(firstFrameOnly: true))
-            let info = Info(
-                format: image.format.rawValue, width: image.pixelWidth, height: image.pixelHeight,
-                frames: image.frameCount, bytes: data.count)
+            let properties = try ImageProperties.read(from: data)
+            let header = properties.header
+            var info = Info(
+                format: header.format.rawValue, width: header.pixelWidth, height: header.pixelHeight,
+                frames: header.frameCount, bytes: data.count, hasAlpha: header.hasAlpha, orientation: properties.orientation,
+                decoded: false, loopCount: properties.loopCount, colorModel: properties.colorModel?.rawValue,
+                bitDepth: properties.bitDepth, iccProfile: properties.hasICCProfile)
+            if decode {
+                let image = try ImageCoderRegistry.default.decode(data)
+                info.decoded = true
+                info.lenient = image.isLenient
+                info.partial = image.isPartial
+                info.repairs = image.repairs.names
+            }
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys]
                 print(String(decoding: try encoder.encode(info), as: UTF8.self))
             } else {
-                print("\(source): \(info.format) \(info.width)×\(info.height), \(info.frames) frame\(info.frames == 1 ? "" : "s"), \(info.bytes) bytes")
+                print(Self.line(source, info))
             }
         } catch {
             FileHandle.standardError.write(Data("webimage info: \(source): \(error)\n".utf8))
             throw ExitCode(1)
         }
+    }
+
+    /// `photo.jpg: jpeg 1600×900, 1 frame, 123456 bytes, rgb 8-bit, ICC profile, orientation 6`.
+    static func line(_ source: String, _ info: Info) -> String {
+        var parts = ["\(info.format) \(info.width)×\(info.height)", "\(info.frames) frame\(info.frames == 1 ? "" : "s")", "\(info.bytes) bytes"]
+        if let model = info.colorModel { parts.append(info.bitDepth.map { "\(model) \($0)-bit" } ?? model) }
+        if info.iccProfile == true { parts.append("ICC profile") }
+        if info.orientation != 1 { parts.append("orientation \(info.orientation)") }
+        if let loops = info.loopCount { parts.append(loops == 0 ? "loops forever" : "plays \(loops)×") }
+        if let repairs = info.repairs {
+            parts.append(repairs.isEmpty ? "decodes cleanly" : "lenient decode (\(repairs.joined(separator: ", ")))")
+        }
+        return "\(source): " + parts.joined(separator: ", ")
     }
 
     private func load() async throws -> Data {

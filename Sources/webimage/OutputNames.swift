@@ -1,23 +1,46 @@
 import Foundation
 import WebImage
 
-/// Chooses a file name in the output directory for each URL: the URL's last path component,
-/// with the sniffed format's extension added when it has none, and `-1`, `-2`, … before the
-/// extension when another URL of the same run already took the name.
+/// Chooses a file name in the output directory for each URL.
+///
+/// Without a template: the URL's last path component, with the format's extension added when it
+/// has none. With `--name TEMPLATE`: `{index}` (the URL's line in the input, from 1), `{hash}`
+/// (16 hex digits of a stable hash of the URL), `{basename}` (the last path component without its
+/// extension) and `{ext}` (the image format's extension) are replaced. Either way, `-1`, `-2`, …
+/// go before the extension when another URL of the run already took the name.
 actor OutputNames {
     private var taken: Set<String> = []
+    private let template: String?
 
-    func name(for url: URL, format: ImageFormat?) -> String {
+    /// The placeholders a template may use.
+    static let placeholders = ["{index}", "{hash}", "{basename}", "{ext}"]
+
+    init(template: String? = nil) { self.template = template }
+
+    /// A name is taken by a file kept from an earlier run (`--skip-existing`).
+    func reserve(_ name: String) { taken.insert(name) }
+
+    func name(for url: URL, format: ImageFormat?, index: Int = 0) -> String {
         var base = url.lastPathComponent.removingPercentEncoding ?? url.lastPathComponent
-        base = String(base.map { $0 == "/" || $0 == "\\" || $0.isNewline ? "_" : $0 })
         if base.isEmpty || base == "/" || base == "." || base == ".." { base = "image" }
         var ext = (base as NSString).pathExtension
         var stem = (base as NSString).deletingPathExtension
-        if ext.isEmpty, let format {
+        if let template {
+            let formatExtension = format?.fileExtension ?? (ext.isEmpty ? "bin" : ext)
+            let name = template
+                .replacingOccurrences(of: "{index}", with: String(index))
+                .replacingOccurrences(of: "{hash}", with: StableHash.hex(url.absoluteString))
+                .replacingOccurrences(of: "{basename}", with: stem.isEmpty ? "image" : stem)
+                .replacingOccurrences(of: "{ext}", with: formatExtension)
+            ext = (name as NSString).pathExtension
+            stem = (name as NSString).deletingPathExtension
+        } else if ext.isEmpty, let format {
             ext = format.fileExtension
             stem = base
         }
-        let suffix = ext.isEmpty ? "" : ".\(ext)"
+        stem = Self.safe(stem)
+        if stem.isEmpty || stem == "." || stem == ".." { stem = "image" }
+        let suffix = ext.isEmpty ? "" : "." + Self.safe(ext)
         var candidate = stem + suffix
         var n = 1
         while taken.contains(candidate) {
@@ -26,5 +49,12 @@ actor OutputNames {
         }
         taken.insert(candidate)
         return candidate
+    }
+
+    /// No path separators, control characters or leading dots (hidden files) in a name.
+    private static func safe(_ text: String) -> String {
+        var cleaned = String(text.map { $0 == "/" || $0 == "\\" || $0.isNewline || ($0.asciiValue.map { $0 < 0x20 } ?? false) ? "_" : $0 })
+        while cleaned.hasPrefix(".") { cleaned.removeFirst() }
+        return cleaned
     }
 }

@@ -30,7 +30,7 @@ struct OutputTransform: Sendable {
         }
         if let format {
             guard let parsed = ImageFormat(fileExtension: format), ImageExport.encodableFormats.contains(parsed) else {
-                throw CLIError("--format expects jpeg, png, webp, gif or avif")
+                throw CLIError("--format expects jpeg, png, webp, gif, avif or apng")
             }
             export.format = parsed
         }

@@ -49,9 +49,10 @@ struct DownloaderCoalescingTests {
         }
     }
 
-    @Test func sharedDownloadRunsAtItsHighestCallersPriority() async throws {
+    @Test(arguments: LoaderKind.allCases)
+    func sharedDownloadRunsAtItsHighestCallersPriority(loader: LoaderKind) async throws {
         try await withOrigin { origin in
-            let downloader = LoaderKind.asyncHTTPClient.downloader { $0.maxConcurrentDownloads = 1 }
+            let downloader = loader.downloader { $0.maxConcurrentDownloads = 1 }
             let blocker = Task { try await downloader.download(origin.imageURL("landscape.jpg", query: "delay=1000")) }
             #expect(await eventually { downloader.activeDownloads == 1 })
             let shared = origin.imageURL("thumb-1.jpg")
@@ -87,9 +88,10 @@ struct DownloaderCoalescingTests {
         }
     }
 
-    @Test func progressIntervalThrottlesButTheLastReportAlwaysComes() async throws {
+    @Test(arguments: LoaderKind.allCases)
+    func progressIntervalThrottlesButTheLastReportAlwaysComes(loader: LoaderKind) async throws {
         try await withOrigin { origin in
-            let downloader = LoaderKind.asyncHTTPClient.downloader()
+            let downloader = loader.downloader()
             let reports = Recorder<DownloadProgress>()
             let request = ImageDownloadRequest(url: origin.imageURL("photo.jpg", query: "chunk=8192&stall=2"), progressInterval: .seconds(60))
             _ = try await downloader.download(request) { reports.append($0) }
@@ -99,9 +101,10 @@ struct DownloaderCoalescingTests {
         }
     }
 
-    @Test func completionHandlerFormDeliversOnce() async throws {
+    @Test(arguments: LoaderKind.allCases)
+    func completionHandlerFormDeliversOnce(loader: LoaderKind) async throws {
         try await withOrigin { origin in
-            let downloader = LoaderKind.asyncHTTPClient.downloader()
+            let downloader = loader.downloader()
             let results = Recorder<Int>()
             let done = AsyncStream<Void>.makeStream()
             downloader.download(ImageDownloadRequest(url: origin.imageURL("small.jpg"))) { result in
@@ -113,9 +116,10 @@ struct DownloaderCoalescingTests {
         }
     }
 
-    @Test func eventsDescribeEachDownload() async throws {
+    @Test(arguments: LoaderKind.allCases)
+    func eventsDescribeEachDownload(loader: LoaderKind) async throws {
         try await withOrigin { origin in
-            let downloader = LoaderKind.asyncHTTPClient.downloader()
+            let downloader = loader.downloader()
             let events = downloader.events()
             _ = try await downloader.download(origin.imageURL("small.jpg"))
             _ = await downloadError { _ = try await downloader.download(origin.imageURL("missing.jpg")) }

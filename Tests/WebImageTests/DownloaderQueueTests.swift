@@ -65,9 +65,10 @@ struct DownloaderQueueTests {
         }
     }
 
-    @Test func priorityCanChangeWhileQueued() async throws {
+    @Test(arguments: LoaderKind.allCases)
+    func priorityCanChangeWhileQueued(loader: LoaderKind) async throws {
         try await withOrigin { origin in
-            let downloader = LoaderKind.asyncHTTPClient.downloader { $0.maxConcurrentDownloads = 1 }
+            let downloader = loader.downloader { $0.maxConcurrentDownloads = 1 }
             let blocker = Task { try await downloader.download(origin.imageURL("landscape.jpg", query: "delay=1000")) }
             #expect(await eventually { downloader.activeDownloads == 1 })
             let low = downloader.downloadToken(ImageDownloadRequest(url: origin.imageURL("thumb-1.jpg"), priority: .low))
@@ -82,9 +83,10 @@ struct DownloaderQueueTests {
         }
     }
 
-    @Test func suspendHoldsQueuedDownloadsAndResumeReleasesThem() async throws {
+    @Test(arguments: LoaderKind.allCases)
+    func suspendHoldsQueuedDownloadsAndResumeReleasesThem(loader: LoaderKind) async throws {
         try await withOrigin { origin in
-            let downloader = LoaderKind.asyncHTTPClient.downloader()
+            let downloader = loader.downloader()
             downloader.suspend()
             let task = Task { try await downloader.download(origin.imageURL("small.jpg")) }
             #expect(await eventually { downloader.queuedDownloads == 1 })
@@ -95,9 +97,10 @@ struct DownloaderQueueTests {
         }
     }
 
-    @Test func limitChangesWhileRunning() async throws {
+    @Test(arguments: LoaderKind.allCases)
+    func limitChangesWhileRunning(loader: LoaderKind) async throws {
         try await withOrigin { origin in
-            let downloader = LoaderKind.asyncHTTPClient.downloader { $0.maxConcurrentDownloads = 1 }
+            let downloader = loader.downloader { $0.maxConcurrentDownloads = 1 }
             let tasks = (1...6).map { n in Task { try await downloader.download(origin.imageURL("thumb-\(n).jpg", query: "delay=1000")) } }
             #expect(await eventually { downloader.queuedDownloads == 5 })
             downloader.setMaxConcurrentDownloads(3)
@@ -108,23 +111,25 @@ struct DownloaderQueueTests {
         }
     }
 
-    @Test func cancelAllEndsEveryCaller() async throws {
+    @Test(arguments: LoaderKind.allCases)
+    func cancelAllEndsEveryCaller(loader: LoaderKind) async throws {
         try await withOrigin { origin in
-            let downloader = LoaderKind.asyncHTTPClient.downloader { $0.maxConcurrentDownloads = 1 }
+            let downloader = loader.downloader { $0.maxConcurrentDownloads = 1 }
             let tasks = (1...4).map { n in Task { try await downloader.download(origin.imageURL("thumb-\(n).jpg", query: "delay=500")) } }
             #expect(await eventually { downloader.queuedDownloads == 3 })
-            await downloader.cancelAll()
+            downloader.cancelAll()
             for task in tasks {
                 await #expect(throws: ImageDownloadError.cancelled) { _ = try await task.value }
             }
         }
     }
 
-    @Test func cancelledCallersLeaveNothingQueued() async {
+    @Test(arguments: LoaderKind.allCases)
+    func cancelledCallersLeaveNothingQueued(loader: LoaderKind) async {
         // Each caller creates a download and is cancelled at a slightly different moment, some
         // between the registry creating the download and the queue receiving its work: either
         // the queue sees the cancellation or the cancellation withdraws the work.
-        let downloader = LoaderKind.asyncHTTPClient.downloader()
+        let downloader = loader.downloader()
         downloader.suspend()
         var cancelled = 0
         for n in 0..<20_000 {
@@ -139,9 +144,10 @@ struct DownloaderQueueTests {
         downloader.resume()
     }
 
-    @Test func aRetryKeepsAJoinersHigherPriority() async throws {
+    @Test(arguments: LoaderKind.allCases)
+    func aRetryKeepsAJoinersHigherPriority(loader: LoaderKind) async throws {
         try await withOrigin { origin in
-            let downloader = LoaderKind.asyncHTTPClient.downloader {
+            let downloader = loader.downloader {
                 $0.maxConcurrentDownloads = 1
                 $0.retryPolicy = RetryPolicy(maxRetries: 1, baseDelay: .milliseconds(50))
             }

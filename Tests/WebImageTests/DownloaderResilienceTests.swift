@@ -90,23 +90,23 @@ struct DownloaderResilienceTests {
         try await withOrigin { origin in
             let downloader = loader.downloader { $0.maxBodySize = 1 << 20 }
             let size = 256 << 20
+            // Declared over the limit: refused from the head, the connection closed at once.
             let declared = await downloadError { _ = try await downloader.download(origin.url("/big?size=\(size)")) }
             #expect(declared == .tooLarge(limit: 1 << 20, declared: size))
+            #expect(await eventually(timeout: .seconds(30)) { origin.abortedBodies(path: "/big") == 1 })
+            let sentDeclared = origin.bytesSent(path: "/big")
+            // Undeclared: read up to the limit, then the connection is closed.
             let streamed = await downloadError { _ = try await downloader.download(origin.url("/big?size=\(size)&length=0&v=2")) }
             #expect(streamed == .tooLarge(limit: 1 << 20, declared: nil))
-            // What the server managed to send shows what the client read: AsyncHTTPClient reads
-            // only on demand, so both connections close long before the body ends. (libcurl under
-            // FoundationNetworking reads ahead of its delegate on its own thread, so for URLSession
-            // the server may get far; the loader still stops and drops what arrives past the
-            // limit — scripts/measure-memory shows its peak memory.)
-            if loader == .asyncHTTPClient {
-                #expect(await eventually { origin.abortedBodies(path: "/big") == 2 })
-                // Both requests together could send 2 × 256 MB. Quiet, the server gets a few MB out;
-                // with the whole suite running on two cores the client's close came after 73 and
-                // 138 MB had been written (seen), so the bound is half of the total: neither
-                // body was read to its end.
-                #expect(origin.bytesSent(path: "/big") < size)
-            }
+            #expect(await eventually(timeout: .seconds(30)) { origin.abortedBodies(path: "/big") == 2 })
+            let sentStreamed = origin.bytesSent(path: "/big") - sentDeclared
+            // What the server wrote before it saw the close is what the client read plus what the
+            // loopback socket buffers held. Seen with a release build running alongside: 2–12 MB
+            // (AsyncHTTPClient), 5–26 MB (URLSession, whose libcurl reads until the cancellation
+            // reaches it); under a full test run AsyncHTTPClient was once seen at 73 MB, so the
+            // bound is a quarter of the body: neither body was read through.
+            #expect(sentDeclared < size / 4)
+            #expect(sentStreamed < size / 4)
         }
     }
 
@@ -135,9 +135,10 @@ struct DownloaderResilienceTests {
         }
     }
 
-    @Test func resumeWorksAcrossSeparateDownloadCalls() async throws {
+    @Test(arguments: LoaderKind.allCases)
+    func resumeWorksAcrossSeparateDownloadCalls(loader: LoaderKind) async throws {
         try await withOrigin { origin in
-            let downloader = LoaderKind.asyncHTTPClient.downloader()
+            let downloader = loader.downloader()
             let url = origin.url("/flaky/landscape.jpg?fails=1&cut=30000")
             #expect(await downloadError { _ = try await downloader.download(url) }?.isTransient == true)
             let downloaded = try await downloader.download(url)

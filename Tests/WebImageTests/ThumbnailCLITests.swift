@@ -27,7 +27,7 @@ struct ThumbnailCLITests {
                 ["fetch"] + urls + ["--output", output.path, "--cache-dir", temporaryDirectory().path,
                                     "--resize", "200x200", "--format", "webp"])
             #expect(result.status == 0, "\(result.stderr)")
-            let names = Set(try FileManager.default.contentsOfDirectory(atPath: output.path))
+            let names = Set(try FileManager.default.contentsOfDirectory(atPath: output.path).filter { !$0.hasPrefix(".") })
             #expect(names == ["landscape.webp", "logo.webp", "bounce.webp"])
             let expected = ["landscape.webp": (200, 113, 1), "logo.webp": (200, 200, 1), "bounce.webp": (120, 90, 5)]  // already fits: never enlarged
             for (name, (w, h, frames)) in expected {

@@ -42,6 +42,14 @@ public struct Image: Sendable {
     /// How many times the animation plays; 0 means forever (GIF: the NETSCAPE2.0 value as
     /// stored, 1 without it; WebP: the `ANIM` loop count).
     public var loopCount: Int
+    /// What a lenient decode forgave in the file (empty for a well-formed one): see
+    /// ``ImageRepairs`` and ``ImageDecodingOptions/strict``.
+    public var repairs: ImageRepairs = []
+
+    /// The file ended early and the image holds only what was decoded.
+    public var isPartial: Bool { repairs.contains(.truncated) }
+    /// The decode had to forgive something (``repairs`` is not empty).
+    public var isLenient: Bool { !repairs.isEmpty }
 
     public init(
         format: ImageFormat,

@@ -19,11 +19,14 @@ public struct ImageCoderRegistry: ImageDecoding, Sendable {
         self.encoders = encoders
     }
 
-    /// JPEG (libjpeg-turbo), PNG (libspng), GIF (giflib), WebP (libwebp), AVIF (libavif) and
-    /// HEIC/HEIF (libheif).
+    /// JPEG (libjpeg-turbo), PNG (libspng), GIF (giflib), WebP (libwebp), AVIF (libavif),
+    /// HEIC/HEIF (libheif) and APNG (libspng per frame); decoding only: TIFF (libtiff), JPEG XL
+    /// (libjxl), BMP and ICO/CUR (Swift).
     public static let `default` = ImageCoderRegistry(
-        decoders: [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder(), HEIFCoder()],
+        decoders: [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder(), HEIFCoder()]
+            + [TIFFCoder(), JXLCoder()] + [APNGCoder(), BMPCoder(), ICOCoder()],
         encoders: [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder(), HEIFCoder()]
+            + [APNGCoder()]
     )
 
     /// Puts a decoder at `index` (0 = asked first).

@@ -39,15 +39,21 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// never enlarged). JPEG and WebP decode at a reduced size straight from the compressed data;
     /// other formats decode, then downscale with ``Resampler``.
     public var thumbnailMaxPixelSize: Int?
+    /// Refuse files that break their format's rules instead of decoding them the way browsers
+    /// do (junk bytes, truncation, bad ancillary CRCs, frames outside the canvas: see
+    /// ``ImageRepairs``). Default `false`: lenient, with ``Image/repairs`` saying what was forgiven.
+    public var strict: Bool = false
 
     /// ```swift
     /// let options = ImageDecodingOptions(firstFrameOnly: true, thumbnailMaxPixelSize: 256)
     /// let thumbnail = try ImageCoderRegistry.default.decode(data, options: options)
+    /// let checked = try ImageCoderRegistry.default.decode(data, options: .init(strict: true))
     /// ```
     public init(
         maxPixelCount: Int = 50_000_000, scale: Double = 1, firstFrameOnly: Bool = false,
-        thumbnailMaxPixelSize: Int? = nil
+        thumbnailMaxPixelSize: Int? = nil, strict: Bool = false
     ) {
+        self.strict = strict
         self.maxPixelCount = maxPixelCount
         self.scale = scale
         self.firstFrameOnly = firstFrameOnly

@@ -8,6 +8,9 @@ public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConverti
     case tooManyPixels(width: Int, height: Int, frames: Int, limit: Int)
     /// The codec library rejected the data; `reason` is its message.
     case corrupt(format: ImageFormat, reason: String)
+    /// The file breaks its format's rules in a way a lenient decode forgives (see
+    /// ``ImageRepairs``), and ``ImageDecodingOptions/strict`` is set.
+    case refusedInStrictMode(format: ImageFormat, repairs: ImageRepairs, reason: String)
 
     public var description: String {
         switch self {
@@ -19,6 +22,8 @@ public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConverti
             "image is \(width)×\(height)\(frames > 1 ? " × \(frames) frames" : ""), over the limit of \(limit) pixels"
         case let .corrupt(format, reason):
             "corrupt \(format) data: \(reason)"
+        case let .refusedInStrictMode(format, repairs, reason):
+            "\(format) data refused in strict mode (\(repairs.names.joined(separator: ", "))): \(reason)"
         }
     }
 }

@@ -11,6 +11,8 @@ public import Foundation
 /// ```
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
     case jpeg, png, gif, webp, tiff, bmp, ico, heic, heif, avif, jpegXL = "jxl", svg, pdf
+    /// Animated PNG: a PNG with an `acTL` chunk before its image data (sniffed apart from ``png``).
+    case apng
 
     /// The registered MIME type, as used in `Accept` and `Content-Type` headers.
     public var mimeType: String {
@@ -28,6 +30,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
         case .jpegXL: "image/jxl"
         case .svg: "image/svg+xml"
         case .pdf: "application/pdf"
+        case .apng: "image/apng"
         }
     }
 
@@ -43,12 +46,13 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
     /// Recognises the format of `data` from its first bytes, or returns `nil`.
     public init?(sniffing data: some DataProtocol) {
         let head = Array(data.prefix(64))
+        if let named = ISOBrands.format(head: head) { self = named; return }  // mif1 + compatible avif/heic
         guard let match = ImageFormat.signatures.first(where: { $0.matches(head) }) else {
             // SVG is text: look for the root element in the first kilobyte.
             if ImageFormat.looksLikeSVG(data) { self = .svg; return }
             return nil
         }
-        self = match.format
+        self = match.format == .png && ImageFormat.hasAnimationControl(data) ? .apng : match.format
     }
 
     /// Maps a file extension (`"jpeg"`, `"JPG"`, `"webp"`, …) to a format.

@@ -8,23 +8,29 @@ import Synchronization
 /// SDWebImage's `SDWebImageDownloaderOperation`; one runs per identity however many callers wait.
 struct DownloadOperation: Sendable {
     let request: ImageDownloadRequest
+    /// The sharing key: names the shared download in the registry and its resumable bytes.
+    let key: String
     let ticket: UInt64
     let context: DownloadContext
     /// The task running this operation: an attempt's timeout interrupts it.
     let handle: OperationHandle
 
-    private var configuration: ImageDownloaderConfiguration { context.configuration }
+    var configuration: ImageDownloaderConfiguration { context.configuration }
 
     /// How the operation waits for its first slot: a look-up at low priority whatever its
     /// callers' (look-ups never starve image downloads); an image at its callers'.
     var firstSlotStage: QueueStage {
         guard configuration.resolvers.contains(where: { $0.claims(request.url) }) else { return Self.imageStage }
-        return context.lookups.imageURL(for: request.url) == nil ? .fixed(.low) : Self.imageStageAfterLookup
+        return context.lookups.imageURL(for: request.url) == nil ? Self.lookupStage : Self.imageStageAfterLookup
     }
 
     private static let imageStage = QueueStage.followsCallers(floor: .veryLow)
+    private static let lookupStage = QueueStage.fixed(.low)
     /// The image stage of a two-stage request outranks the look-ups.
     private static let imageStageAfterLookup = QueueStage.followsCallers(floor: .high)
+
+    /// What the attempts of one stage fetch.
+    private enum Phase { case lookup, image }
 
     /// Runs the operation; it already holds the queue slot it was admitted with.
     func run() async throws -> DownloadResult {
@@ -33,26 +39,36 @@ struct DownloadOperation: Sendable {
             context.queue.release()
             throw ImageDownloadError.cancelled
         }
+        let timeout = min(request.timeout ?? configuration.timeout, .longestTimeout)
         guard let resolver = configuration.resolvers.first(where: { $0.claims(request.url) }) else {
-            return try await attempts(at: request.url, stage: Self.imageStage, holdingSlot: true, after: 0)
+            return try await attempts(.image, stage: Self.imageStage, timeout: timeout, holdingSlot: true) { try await self.attempt($0, at: request.url) }
         }
-        let lookup = LookupStage(context: context)
+        let lookup = LookupStage(operation: self)
         if let cached = lookup.cachedImageURL(for: request.url) {
-            return try await attempts(at: cached, stage: Self.imageStageAfterLookup, holdingSlot: true, after: 0)
+            return try await attempts(.image, stage: Self.imageStageAfterLookup, timeout: timeout, holdingSlot: true) { try await self.attempt($0, at: cached) }
         }
-        // The image stage keeps the look-up's slot.
-        let url: URL
-        do {
-            url = try await lookup.resolve(request.url, with: resolver)
-        } catch {
-            context.queue.release()
-            throw error
+        // The look-up is a request like any other (modifier, credentials, cookies, retries, its
+        // own timeout); on success the image stage keeps its slot.
+        let lookupTimeout = min(configuration.lookupTimeout ?? configuration.timeout, .longestTimeout)
+        let url = try await attempts(.lookup, stage: Self.lookupStage, timeout: lookupTimeout, holdingSlot: true) {
+            try await lookup.resolve(request.url, with: resolver, timeout: $0)
         }
-        return try await attempts(at: url, stage: Self.imageStageAfterLookup, holdingSlot: true, after: 0)
+        let image: @Sendable () async throws -> DownloadResult = {
+            try await self.attempts(.image, stage: Self.imageStageAfterLookup, timeout: timeout, holdingSlot: true) { try await self.attempt($0, at: url) }
+        }
+        // A look-up attempt that timed out interrupted this task: the image stage runs in a new one.
+        if Task.isCancelled, !handle.isCancelled {
+            return try await handle.continueInNewTask(image)
+        }
+        return try await image()
     }
 
     /// Attempts with retries, each waiting for a queue slot (unless the first already holds one).
-    private func attempts(at url: URL, stage: QueueStage, holdingSlot: Bool, after previous: Int) async throws -> DownloadResult {
+    /// A successful look-up keeps its slot for the image stage; every other attempt releases it.
+    private func attempts<T: Sendable>(
+        _ phase: Phase, stage: QueueStage, timeout: Duration, holdingSlot: Bool, after previous: Int = 0,
+        _ body: @escaping @Sendable (Duration) async throws -> T
+    ) async throws -> T {
         var attempt = previous
         var holdingSlot = holdingSlot
         while true {
@@ -62,25 +78,27 @@ struct DownloadOperation: Sendable {
                 try await acquire(stage)
             }
             holdingSlot = false
-            let outcome = await attemptWithTimeout(url)
+            let outcome = await attemptWithTimeout(timeout, body)
+            if case .success(let value) = outcome, phase == .lookup { return value }
             context.queue.release()
-            let failure: AttemptFailure
+            var failure: AttemptFailure
             switch outcome {
-            case .success(let result): return result
+            case .success(let value): return value
             case .failure(let error): failure = error
             }
+            if phase == .lookup { failure.error = failure.error.asLookupFailure }
             attempt += 1
             guard let delay = configuration.retryPolicy.delay(beforeRetry: attempt, after: failure.error, retryAfter: failure.retryAfter) else {
                 throw failure.error
             }
-            context.logger.debug("retrying", metadata: ["url": "\(url)", "attempt": "\(attempt)", "error": "\(failure.error)"])
+            context.logger.debug("retrying", metadata: ["url": "\(request.url)", "attempt": "\(attempt)", "error": "\(failure.error)"])
             context.metrics.retries.increment()
             if failure.interrupted {
                 // The timeout cancelled this task: the retry continues in a new one.
                 let next = attempt
                 return try await handle.continueInNewTask {
                     try await Self.sleep(delay)
-                    return try await self.attempts(at: url, stage: stage, holdingSlot: false, after: next)
+                    return try await self.attempts(phase, stage: stage, timeout: timeout, holdingSlot: false, after: next, body)
                 }
             }
             try await Self.sleep(delay)
@@ -99,13 +117,14 @@ struct DownloadOperation: Sendable {
         }
     }
 
-    /// One attempt, bounded by the request's timeout (including the body).
+    /// One attempt, bounded by `timeout` (including the body).
     ///
     /// The attempt runs inline in this operation's task: no task per attempt. Its deadline
     /// interrupts the task through the handle; the failure then says so, and a retry continues
     /// in a new task.
-    private func attemptWithTimeout(_ url: URL) async -> Result<DownloadResult, AttemptFailure> {
-        let timeout = min(request.timeout ?? configuration.timeout, .longestTimeout)
+    private func attemptWithTimeout<T: Sendable>(
+        _ timeout: Duration, _ body: @Sendable (Duration) async throws -> T
+    ) async -> Result<T, AttemptFailure> {
         let outcome = AttemptDeadline()
         let generation = handle.generation
         let deadline = context.deadlines.arm(at: .now + timeout) { [handle] in
@@ -113,7 +132,7 @@ struct DownloadOperation: Sendable {
         }
         defer { context.deadlines.disarm(deadline) }
         do {
-            let result = try await attempt(url, timeout: timeout, credentials: nil)
+            let result = try await body(timeout)
             _ = outcome.settle()  // unless it expired first, the deadline no longer interrupts the task
             return .success(result)
         } catch {
@@ -127,64 +146,16 @@ struct DownloadOperation: Sendable {
             return .failure(AttemptFailure(ImageDownloadError(transportError: error)))
         }
     }
+}
 
-    private func attempt(_ url: URL, timeout: Duration, credentials: Credentials?) async throws -> DownloadResult {
-        let resume = context.resumables.take(request.identity)
-        var headers = configuration.headers + request.headers + (request.validators?.headers ?? [])
-        if let credentials { headers.append(HTTPField("Authorization", credentials.basicAuthorization)) }
-        if configuration.handlesCookies, let cookie = context.cookies.cookieHeader(for: url) { headers.append(HTTPField("Cookie", cookie)) }
-        if let resume {
-            headers.append(HTTPField("Range", "bytes=\(resume.data.count)-"))
-            headers.append(HTTPField("If-Range", resume.validator))
+extension ImageDownloadError {
+    /// A failure of the look-up stage as the caller sees it: wrapped, so that the message says
+    /// which request failed (cancellation and unparsable answers stay as they are).
+    var asLookupFailure: ImageDownloadError {
+        switch self {
+        case .cancelled, .resolverFailed, .lookupFailed, .requestRefused: self
+        default: .lookupFailed(self)
         }
-        var dataRequest = DataRequest(url: url, headers: headers, timeout: timeout, maxBodySize: configuration.maxBodySize)
-        if let modifier = configuration.requestModifier {
-            guard let modified = try await modifier(dataRequest) else { throw AttemptFailure(.requestRefused) }
-            dataRequest = modified
-        }
-        context.events.send(.started(url))
-        let transfer = try await context.loader.loadData(for: dataRequest)
-        var response = transfer.response
-        if let modifier = configuration.responseModifier { response = try await modifier(response) }
-        context.events.send(.responseReceived(url, response))
-        if configuration.handlesCookies {
-            context.cookies.store(setCookie: response.headers.filter { $0.name.lowercased() == "set-cookie" }.map(\.value), from: response.url)
-        }
-        if response.statusCode == 401, credentials == nil,
-           let answer = request.credentials ?? configuration.credentials,
-           response.value(forHeader: "WWW-Authenticate")?.lowercased().hasPrefix("basic") == true {
-            if let resume { context.resumables.restore(resume, for: request.identity) }
-            return try await attempt(url, timeout: timeout, credentials: answer)
-        }
-        if response.statusCode == 304 { throw AttemptFailure(.notModified(response)) }
-        var body = BodyAccumulator(
-            limit: configuration.maxBodySize, key: request.identity, ticket: ticket, context: context, url: url)
-        if response.statusCode == 206, let resume {
-            guard Self.rangeStart(response) == resume.data.count else {
-                throw AttemptFailure(.transport(underlying: RangeMismatch(expectedStart: resume.data.count)))
-            }
-            body.seed(resume.data, expectedTotal: resume.expectedLength ?? response.expectedContentLength.map { $0 + resume.data.count })
-        } else {
-            guard configuration.acceptableStatusCodes.contains(response.statusCode) else {
-                throw AttemptFailure(.badStatusCode(response.statusCode), retryAfter: response.value(forHeader: "Retry-After"))
-            }
-            body.expectedTotal = response.expectedContentLength
-        }
-        try checkContentType(response)
-        return try await body.collect(transfer.body, response: response)
-    }
-
-    private func checkContentType(_ response: DataResponse) throws(AttemptFailure) {
-        guard let acceptable = configuration.acceptableContentTypes else { return }
-        let type = response.value(forHeader: "Content-Type")?
-            .split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-        guard acceptable.contains(type) else { throw AttemptFailure(.badContentType(type)) }
-    }
-
-    /// The first byte position of `Content-Range: bytes START-END/TOTAL`.
-    static func rangeStart(_ response: DataResponse) -> Int? {
-        guard let value = response.value(forHeader: "Content-Range"), value.lowercased().hasPrefix("bytes ") else { return nil }
-        return Int(value.dropFirst(6).prefix { $0.isNumber })
     }
 }
 

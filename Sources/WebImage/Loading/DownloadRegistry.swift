@@ -23,6 +23,10 @@ final class DownloadRegistry: Sendable {
         let wantsPartialData: Bool
         var lastReport: ContinuousClock.Instant?
         var lastReceived = -1
+        /// A timeout shorter than the shared download's own: this caller's deadline, armed when
+        /// the download starts (or when the caller joins one already running).
+        let ownTimeout: Duration?
+        var deadline: UInt64?
     }
 
     private struct State {
@@ -32,9 +36,11 @@ final class DownloadRegistry: Sendable {
 
     private let state = Mutex(State())
     let queue: DownloadQueue
+    private let deadlines: DeadlineMonitor
 
-    init(queue: DownloadQueue) {
+    init(queue: DownloadQueue, deadlines: DeadlineMonitor) {
         self.queue = queue
+        self.deadlines = deadlines
     }
 
     /// Whether any caller of the shared download of `key` wants progress reports: checked per
@@ -53,28 +59,34 @@ final class DownloadRegistry: Sendable {
     /// Waits for the shared download of `key`, creating it with `make(ticket, handle)` if none
     /// runs. `make` is called at most once per shared download, by the caller that creates it;
     /// the download's task is made only when the queue admits it, so a long queue costs no tasks.
+    /// `timeout` is the attempt timeout a download created by this caller runs with; a joiner
+    /// whose own timeout is shorter than the running download's gets its own deadline.
     func subscribe(
-        key: String, id: UInt64, request: ImageDownloadRequest,
+        key: String, id: UInt64, request: ImageDownloadRequest, timeout: Duration,
         progress: (@Sendable (DownloadProgress) -> Void)?,
         make: @Sendable (UInt64, OperationHandle) -> Work
     ) async throws -> DownloadResult {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<DownloadResult, any Error>) in
-                let subscriber = Subscriber(
+                var subscriber = Subscriber(
                     continuation: continuation, priority: request.priority, progress: progress,
-                    interval: request.progressInterval, wantsPartialData: request.wantsPartialData)
+                    interval: request.progressInterval, wantsPartialData: request.wantsPartialData,
+                    ownTimeout: request.timeout.map { min($0, timeout) })
                 // Checked under the lock: a cancellation that lands before the subscriber is in
                 // the table sets the flag first, so either this sees it or `unsubscribe` sees us.
                 let outcome = state.withLock { state -> JoinOutcome in
                     guard !Task.isCancelled else { return .cancelled }
                     if let shared = state.downloads[key] {
                         let before = shared.priority
+                        if let own = subscriber.ownTimeout, own < shared.attemptTimeout, let started = shared.startedAt {
+                            subscriber.deadline = armDeadline(key: key, id: id, at: max(started, .now) + own)
+                        }
                         shared.add(id, subscriber)
                         if shared.priority != before { queue.reprioritize(shared.ticket, to: shared.priority) }
                         return .joined
                     }
                     state.nextTicket += 1
-                    let shared = SharedDownload(ticket: state.nextTicket)
+                    let shared = SharedDownload(ticket: state.nextTicket, attemptTimeout: timeout)
                     shared.add(id, subscriber)
                     state.downloads[key] = shared
                     queue.register(shared.ticket, callersPriority: shared.priority)
@@ -89,6 +101,7 @@ final class DownloadRegistry: Sendable {
                     queue.enqueue(ticket: ticket, stage: work.stage, unless: handle) { [queue] in
                         // Its callers left while it waited for the slot (or just before queuing).
                         guard !handle.isCancelled else { return queue.release() }
+                        self.started(key, ticket)
                         handle.start {
                             let result: Result<DownloadResult, any Error>
                             do { result = .success(try await work.run()) } catch { result = .failure(error) }
@@ -100,6 +113,26 @@ final class DownloadRegistry: Sendable {
         } onCancel: {
             unsubscribe(key: key, id: id)
         }
+    }
+
+    /// The shared download of `key` holds its first slot: joiners with shorter timeouts start
+    /// counting now (a caller's timeout covers the transfer, not the wait for a slot).
+    private func started(_ key: String, _ ticket: UInt64) {
+        state.withLock { state in
+            guard let shared = state.downloads[key], shared.ticket == ticket else { return }
+            let now = ContinuousClock.now
+            shared.startedAt = now
+            for (id, subscriber) in shared.subscribers {
+                guard let own = subscriber.ownTimeout, own < shared.attemptTimeout, subscriber.deadline == nil else { continue }
+                shared.setDeadline(armDeadline(key: key, id: id, at: now + own), of: id)
+            }
+        }
+    }
+
+    /// Arms a joiner's own deadline (under the registry's lock: lock order registry, then monitor;
+    /// the monitor calls `expire` after releasing its own).
+    private func armDeadline(key: String, id: UInt64, at deadline: ContinuousClock.Instant) -> UInt64 {
+        deadlines.arm(at: deadline) { [weak self] in self?.leave(key: key, id: id, with: .timedOut) }
     }
 
     private enum JoinOutcome {
@@ -141,11 +174,18 @@ final class DownloadRegistry: Sendable {
         for shared in all {
             shared.handle.cancel()
             queue.withdraw(shared.ticket)
-            for subscriber in shared.subscribers.values { subscriber.continuation.resume(throwing: ImageDownloadError.cancelled) }
+            for subscriber in shared.subscribers.values {
+                if let deadline = subscriber.deadline { deadlines.disarm(deadline) }
+                subscriber.continuation.resume(throwing: ImageDownloadError.cancelled)
+            }
         }
     }
 
-    func unsubscribe(key: String, id: UInt64) {
+    func unsubscribe(key: String, id: UInt64) { leave(key: key, id: id, with: .cancelled) }
+
+    /// Ends caller `id` of `key` with `error` (cancelled, or its own deadline passed); the last
+    /// caller to leave cancels the shared download.
+    private func leave(key: String, id: UInt64, with error: ImageDownloadError) {
         let left = state.withLock { state -> (Subscriber, SharedDownload, last: Bool)? in
             guard let shared = state.downloads[key], let subscriber = shared.remove(id) else { return nil }
             if shared.subscribers.isEmpty {
@@ -156,7 +196,8 @@ final class DownloadRegistry: Sendable {
             return (subscriber, shared, false)
         }
         guard let (subscriber, shared, last) = left else { return }
-        subscriber.continuation.resume(throwing: ImageDownloadError.cancelled)
+        if let deadline = subscriber.deadline { deadlines.disarm(deadline) }
+        subscriber.continuation.resume(throwing: error)
         if last {
             // Cancelled before withdrawn: work queued concurrently sees the flag or is withdrawn.
             shared.handle.cancel()
@@ -183,6 +224,9 @@ final class DownloadRegistry: Sendable {
                     partialData: subscriber.wantsPartialData ? value.data : nil))
             }
         }
-        for subscriber in subscribers { subscriber.continuation.resume(with: result) }
+        for subscriber in subscribers {
+            if let deadline = subscriber.deadline { deadlines.disarm(deadline) }
+            subscriber.continuation.resume(with: result)
+        }
     }
 }

@@ -11,9 +11,11 @@ internal import NIOSSL
 /// share it; it owns an `HTTPClient` and shuts it down when released (or call ``shutdown()``).
 ///
 /// ```swift
-/// let loader = HTTPDataLoader()
-/// let pipeline = ImagePipeline(configuration: .init(dataLoader: loader))
+/// let loader = HTTPDataLoader(maxRedirects: 5)
+/// let pipeline = ImagePipeline(configuration: .init(downloader: ImageDownloader(loader: loader)))
 /// ```
+///
+/// The same example is compiled with every build as `Snippets/LoaderSetup.swift`.
 public final class HTTPDataLoader: DataLoading {
     public let client: HTTPClient
     private let ownsClient: Bool
@@ -126,6 +128,7 @@ enum TransportFailure {
     /// TLS failures (an untrusted or invalid certificate, a failed handshake) are permanent.
     static func isPermanent(_ error: any Error) -> Bool {
         if error is NIOSSLError || error is BoringSSLError { return true }
+        if error is TLSFailure { return true }  // URLSessionDataLoader's libcurl TLS errors
         return String(reflecting: type(of: error)).contains("SSL")
     }
 }

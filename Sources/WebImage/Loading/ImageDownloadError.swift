@@ -22,12 +22,13 @@ public enum ImageDownloadError: Error, Sendable, CustomStringConvertible {
     case tooManyRedirects
     /// The caller cancelled.
     case cancelled
-    /// The server answered 304 to a conditional request.
-    case notModified(DataResponse)
     /// The connection failed or broke; `underlying` is the transport's error.
     case transport(underlying: any Error)
-    /// A two-stage look-up did not produce an image URL.
+    /// A two-stage look-up answered, but its answer names no image URL (permanent).
     case resolverFailed(String)
+    /// A two-stage look-up request failed (its status, timeout or connection); transient or
+    /// permanent as the underlying failure is.
+    indirect case lookupFailed(ImageDownloadError)
     /// The request modifier refused to send the request.
     case requestRefused
 
@@ -42,9 +43,9 @@ public enum ImageDownloadError: Error, Sendable, CustomStringConvertible {
         case .timedOut: "the request timed out"
         case .tooManyRedirects: "too many redirects (or a redirect loop)"
         case .cancelled: "the download was cancelled"
-        case .notModified: "not modified (304)"
         case .transport(let error): "transport failure: \(error)"
         case .resolverFailed(let reason): "URL look-up failed: \(reason)"
+        case .lookupFailed(let underlying): "URL look-up failed: \(underlying)"
         case .requestRefused: "the request modifier refused the request"
         }
     }
@@ -55,6 +56,7 @@ public enum ImageDownloadError: Error, Sendable, CustomStringConvertible {
         case .timedOut, .cancelled: true
         case .transport(let underlying): !TransportFailure.isPermanent(underlying)
         case .badStatusCode(let code): code == 408 || code == 429 || code >= 500
+        case .lookupFailed(let underlying): underlying.isTransient
         default: false
         }
     }
@@ -65,7 +67,7 @@ extension ImageDownloadError: Equatable {
     public static func == (lhs: Self, rhs: Self) -> Bool {
         switch (lhs, rhs) {
         case (.transport(let a), .transport(let b)): String(describing: a) == String(describing: b)
-        case (.notModified(let a), .notModified(let b)): a == b
+        case (.lookupFailed(let a), .lookupFailed(let b)): a == b
         default: lhs.description == rhs.description
         }
     }
@@ -83,9 +85,8 @@ extension ImageDownloadError {
         case .timedOut: "timeout"
         case .tooManyRedirects: "redirects"
         case .cancelled: "cancelled"
-        case .notModified: "not_modified"
         case .transport: "transport"
-        case .resolverFailed: "resolver"
+        case .resolverFailed, .lookupFailed: "resolver"
         case .requestRefused: "refused"
         }
     }

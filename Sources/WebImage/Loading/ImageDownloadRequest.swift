@@ -18,12 +18,13 @@ public struct ImageDownloadRequest: Sendable, Hashable {
     /// Used when the server challenges with `401` and `WWW-Authenticate: Basic`; overrides the
     /// downloader's credentials.
     public var credentials: Credentials?
-    /// Cache validators to send (`If-None-Match`, `If-Modified-Since`); a `304` answer throws
-    /// ``ImageDownloadError/notModified(_:)``.
+    /// Cache validators to send (`If-None-Match`, `If-Modified-Since`); a `304` answer is a
+    /// result with ``DownloadResult/isNotModified`` set (no body).
     public var validators: CacheValidators?
-    /// Identity for coalescing: requests with the same identity share one download.
-    /// Defaults to the URL.
-    public var identity: String
+    /// An explicit sharing identity: requests with the same identity share one download whatever
+    /// else differs. `nil` (the default) leaves it to ``ImageDownloaderConfiguration/sharing``,
+    /// which compares everything that can change the response.
+    public var identity: String?
     /// Minimum time between two progress reports to this caller (the last one always comes).
     public var progressInterval: Duration
     /// Whether progress reports carry the data received so far (for progressive decoding).
@@ -40,7 +41,7 @@ public struct ImageDownloadRequest: Sendable, Hashable {
         self.timeout = timeout
         self.credentials = credentials
         self.validators = validators
-        self.identity = identity ?? url.absoluteString
+        self.identity = identity
         self.progressInterval = progressInterval
         self.wantsPartialData = wantsPartialData
     }

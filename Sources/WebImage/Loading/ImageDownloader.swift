@@ -29,6 +29,11 @@ public final class ImageDownloader: Sendable {
     private let broadcaster = EventBroadcaster<DownloadEvent>()
     private let metrics = DownloaderMetrics()
     private let ids = Mutex<UInt64>(0)
+    private let sharing: DownloadSharing
+    private let defaultTimeout: Duration
+    /// Bumped when global headers or credentials change: downloads started before do not take
+    /// callers that came after.
+    private let settingsGeneration = Atomic<Int>(0)
     private let logger = Logger(label: "webimage.downloader")
 
     public init(loader: any DataLoading = HTTPDataLoader(), configuration: ImageDownloaderConfiguration = .init()) {
@@ -37,7 +42,9 @@ public final class ImageDownloader: Sendable {
         queue = DownloadQueue(
             maxConcurrent: configuration.maxConcurrentDownloads,
             order: configuration.executionOrder == .fifo ? .fifo : .lifo)
-        registry = DownloadRegistry(queue: queue)
+        registry = DownloadRegistry(queue: queue, deadlines: deadlines)
+        sharing = configuration.sharing
+        defaultTimeout = configuration.timeout
     }
 
     /// The settings now in force.
@@ -52,9 +59,11 @@ public final class ImageDownloader: Sendable {
         try await download(ImageDownloadRequest(url: url, priority: priority, headers: headers))
     }
 
-    /// Downloads `request`. Callers of the same ``ImageDownloadRequest/identity`` share one
-    /// network request; each gets its own progress and result, and cancelling the calling task
-    /// ends only this caller (with ``ImageDownloadError/cancelled``).
+    /// Downloads `request`. Callers of the same request (``ImageDownloaderConfiguration/sharing``:
+    /// same URL, headers, credentials and validators) share one network request; each gets its
+    /// own progress, result and deadline, and cancelling the calling task ends only this caller
+    /// (with ``ImageDownloadError/cancelled``). A `304` answer to a request with validators is a
+    /// result: ``DownloadResult/isNotModified``.
     /// - Throws: ``ImageDownloadError``.
     public func download(
         _ request: ImageDownloadRequest, progress: (@Sendable (DownloadProgress) -> Void)? = nil
@@ -80,9 +89,10 @@ public final class ImageDownloader: Sendable {
     /// priority while it waits, or cancel it.
     public func downloadToken(_ request: ImageDownloadRequest, progress: (@Sendable (DownloadProgress) -> Void)? = nil) -> DownloadToken {
         let id = nextID()
-        let task = Task { try await self.perform(request, id: id, progress: progress) }
+        let key = sharingKey(request, id: id)
+        let task = Task { try await self.perform(request, id: id, key: key, progress: progress) }
         return DownloadToken(request: request, task: task) { [registry] priority in
-            registry.setPriority(priority, key: request.identity, id: id)
+            registry.setPriority(priority, key: key, id: id)
         }
     }
 
@@ -108,7 +118,7 @@ public final class ImageDownloader: Sendable {
     /// Starts queued downloads again.
     public func resume() { queue.resume() }
     /// Cancels every download; every caller gets ``ImageDownloadError/cancelled``.
-    public func cancelAll() async { registry.cancelAll() }
+    public func cancelAll() { registry.cancelAll() }
 
     // MARK: - Global settings
 
@@ -118,10 +128,14 @@ public final class ImageDownloader: Sendable {
             configuration.headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
             if let value { configuration.headers.append(HTTPField(name, value)) }
         }
+        settingsGeneration.add(1, ordering: .relaxed)
     }
 
     /// Sets the credentials answered to `401` challenges.
-    public func setCredentials(_ credentials: Credentials?) { settings.withLock { $0.credentials = credentials } }
+    public func setCredentials(_ credentials: Credentials?) {
+        settings.withLock { $0.credentials = credentials }
+        settingsGeneration.add(1, ordering: .relaxed)
+    }
 
     // MARK: - For the pipeline: a caller identity whose priority can change while it waits
 
@@ -132,29 +146,39 @@ public final class ImageDownloader: Sendable {
     func download(
         _ request: ImageDownloadRequest, subscriber: UInt64, progress: (@Sendable (DownloadProgress) -> Void)?
     ) async throws(ImageDownloadError) -> DownloadResult {
-        try await perform(request, id: subscriber, progress: progress)
+        try await perform(request, id: subscriber, key: sharingKey(request, id: subscriber), progress: progress)
     }
 
     /// Changes the priority of caller `subscriber` of `request`'s shared download (synchronous:
     /// the pipeline calls it under its own lock, so changes arrive in order).
     func setPriority(_ priority: RequestPriority, request: ImageDownloadRequest, subscriber: UInt64) {
-        registry.setPriority(priority, key: request.identity, id: subscriber)
+        registry.setPriority(priority, key: sharingKey(request, id: subscriber), id: subscriber)
     }
 
     // MARK: - Internals
 
     private func nextID() -> UInt64 { ids.withLock { $0 += 1; return $0 } }
 
+    /// The key `request` shares under: the configured ``DownloadSharing`` key, in the current
+    /// settings generation; an unshared request gets one of its own (its caller's id).
+    func sharingKey(_ request: ImageDownloadRequest, id: UInt64) -> String {
+        let generation = settingsGeneration.load(ordering: .relaxed)
+        guard let key = sharing.key(request) else { return "\u{0}alone \(id)" }
+        return generation == 0 ? key : key + "\u{0}g\(generation)"
+    }
+
     fileprivate func perform(
-        _ request: ImageDownloadRequest, id: UInt64, progress: (@Sendable (DownloadProgress) -> Void)?
+        _ request: ImageDownloadRequest, id: UInt64, key: String? = nil, progress: (@Sendable (DownloadProgress) -> Void)?
     ) async throws(ImageDownloadError) -> DownloadResult {
         guard let scheme = request.url.scheme?.lowercased(), ["http", "https"].contains(scheme), request.url.host != nil else {
             throw .invalidURL(request.url.absoluteString)
         }
+        let key = key ?? sharingKey(request, id: id)
+        let timeout = min(request.timeout ?? defaultTimeout, .longestTimeout)
         do {
-            return try await registry.subscribe(key: request.identity, id: id, request: request, progress: progress) { ticket, handle in
+            return try await registry.subscribe(key: key, id: id, request: request, timeout: timeout, progress: progress) { ticket, handle in
                 // Made only by the caller that starts the shared download, not by every joiner.
-                let operation = DownloadOperation(request: request, ticket: ticket, context: self.makeContext(), handle: handle)
+                let operation = DownloadOperation(request: request, key: key, ticket: ticket, context: self.makeContext(), handle: handle)
                 return DownloadRegistry.Work(stage: operation.firstSlotStage) { try await Self.run(operation) }
             }
         } catch {
@@ -191,10 +215,24 @@ public final class ImageDownloader: Sendable {
     }
 }
 
-/// A completed download.
+/// A completed download: the body and the response head — or, for a request with
+/// ``ImageDownloadRequest/validators``, possibly a `304` (``isNotModified``, no body).
+///
+/// ```swift
+/// let result = try await downloader.download(ImageDownloadRequest(url: url, validators: cached.validators))
+/// let bytes = result.isNotModified ? cached.data : result.data
+/// ```
 public struct DownloadResult: Sendable {
     public var data: Data
     public var response: DataResponse
+
+    public init(data: Data, response: DataResponse) {
+        self.data = data
+        self.response = response
+    }
+
+    /// The server answered `304 Not Modified`: the caller's cached bytes are still current.
+    public var isNotModified: Bool { response.statusCode == 304 }
 }
 
 /// The body ended before (or after) the length the server declared.

@@ -42,6 +42,11 @@ public struct ImageDownloaderConfiguration: Sendable {
     public var responseModifier: (@Sendable (DataResponse) async throws -> DataResponse)? = nil
     /// Two-stage loading: resolvers asked in order whether a URL must first be looked up.
     public var resolvers: [any URLResolving] = []
+    /// Time allowed for one look-up attempt; `nil`: the same as ``timeout``.
+    public var lookupTimeout: Duration? = nil
+    /// Which requests share one download: by default those equal in everything that can change
+    /// the response (URL, headers, credentials, validators). Set at creation.
+    public var sharing: DownloadSharing = .byRequest
 
     public enum ExecutionOrder: Sendable { case fifo, lifo }
 

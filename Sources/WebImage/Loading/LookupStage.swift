@@ -3,9 +3,17 @@ import Foundation
 /// The first stage of two-stage loading: fetch the look-up URL and read the real
 /// image URL from its answer, reusing answers while their caching headers allow.
 ///
-/// The caller holds a queue slot (taken at low priority) while this runs.
+/// A look-up is a request like any other: it goes through ``DownloadOperation/send`` (cookies,
+/// request and response modifiers, credentials on a `401`), and the operation's attempt loop
+/// gives it the retry policy and its own timeout (``ImageDownloaderConfiguration/lookupTimeout``).
+/// A 5xx, 429 or timeout is transient (retried, never remembered); a 404/410 or an answer that
+/// names no URL is permanent. The caller holds a queue slot (taken at low priority) while this runs.
 struct LookupStage {
-    let context: DownloadContext
+    let operation: DownloadOperation
+    private var context: DownloadContext { operation.context }
+
+    /// Look-up answers are small; a larger one is refused while it streams.
+    static let maxAnswerSize = 256 * 1024
 
     /// The image URL for `url` if a fresh look-up answer is kept.
     func cachedImageURL(for url: URL) -> URL? {
@@ -14,40 +22,40 @@ struct LookupStage {
         return cached
     }
 
-    func resolve(_ url: URL, with resolver: any URLResolving) async throws -> URL {
-        var request = resolver.lookupRequest(for: url)
-        request.timeout = context.configuration.timeout
-        request.headers += context.configuration.headers.filter { $0.name.lowercased() != "accept" }
-        context.events.send(.started(url))
-        let transfer: DataTransfer
-        do {
-            transfer = try await context.loader.loadData(for: request)
-        } catch {
-            throw ImageDownloadError(transportError: error)
-        }
-        guard (200..<300).contains(transfer.response.statusCode) else {
-            throw ImageDownloadError.resolverFailed("the look-up answered status \(transfer.response.statusCode)")
+    /// One look-up attempt.
+    func resolve(_ url: URL, with resolver: any URLResolving, timeout: Duration) async throws -> URL {
+        let base = resolver.lookupRequest(for: url)
+        // The caller's own headers (tokens, say) go along; those that describe the image do not.
+        let imageOnly: Set<String> = ["accept", "range", "if-range", "if-none-match", "if-modified-since"]
+        let own = base.headers + operation.request.headers.filter { !imageOnly.contains($0.name.lowercased()) }
+        let headers = DownloadOperation.merge(context.configuration.headers, own)
+        let transfer = try await operation.send(base.url, headers: headers, timeout: timeout, maxBodySize: Self.maxAnswerSize)
+        let response = transfer.response
+        guard (200..<300).contains(response.statusCode) else {
+            throw AttemptFailure(.lookupFailed(.badStatusCode(response.statusCode)), retryAfter: response.value(forHeader: "Retry-After"))
         }
         var body = Data()
         do {
             for try await chunk in transfer.body {
                 body.append(chunk)
-                guard body.count <= 256 * 1024 else { throw ImageDownloadError.resolverFailed("the look-up answer is too large") }
+                guard body.count <= Self.maxAnswerSize else {
+                    throw AttemptFailure(.lookupFailed(.tooLarge(limit: Self.maxAnswerSize, declared: nil)))
+                }
             }
-        } catch let error as ImageDownloadError {
-            throw error
+        } catch let failure as AttemptFailure {
+            throw failure
         } catch {
-            throw ImageDownloadError(transportError: error)
+            throw AttemptFailure(.lookupFailed(ImageDownloadError(transportError: error)))
         }
         let imageURL: URL
         do {
-            imageURL = try resolver.imageURL(from: transfer.response, body: body, for: url)
+            imageURL = try resolver.imageURL(from: response, body: body, for: url)
         } catch let error as ImageDownloadError {
-            throw error
+            throw AttemptFailure(error)
         } catch {
-            throw ImageDownloadError.resolverFailed("\(error)")
+            throw AttemptFailure(.resolverFailed("\(error)"))
         }
-        context.lookups.store(imageURL, for: url, response: transfer.response)
+        context.lookups.store(imageURL, for: url, response: response)
         context.logger.debug("look-up resolved", metadata: ["url": "\(url)", "image": "\(imageURL)"])
         return imageURL
     }

@@ -16,7 +16,17 @@ final class SharedDownload: @unchecked Sendable {
     /// Subscribers that want progress reports.
     private(set) var observers = 0
 
-    init(ticket: UInt64) { self.ticket = ticket }
+    /// The timeout of each attempt (the creating caller's, else the downloader's).
+    let attemptTimeout: Duration
+    /// When the download got its first slot; `nil` while it waits in the queue.
+    var startedAt: ContinuousClock.Instant?
+
+    init(ticket: UInt64, attemptTimeout: Duration) {
+        self.ticket = ticket
+        self.attemptTimeout = attemptTimeout
+    }
+
+    func setDeadline(_ deadline: UInt64, of id: UInt64) { subscribers[id]?.deadline = deadline }
 
     func add(_ id: UInt64, _ subscriber: DownloadRegistry.Subscriber) {
         subscribers[id] = subscriber

@@ -2,14 +2,18 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 
 /// A ``DataLoading`` over Foundation's `URLSession` (libcurl-backed FoundationNetworking on
 /// Linux), streaming bodies through a data delegate.
 ///
 /// It passes the same behaviour tests as ``HTTPDataLoader``. Cookies and credentials are left
 /// to ``ImageDownloader`` (the session's own cookie store and credential storage are off), and
-/// redirects are capped at `maxRedirects`.
+/// redirects are capped at `maxRedirects`. A body declared larger than the request's
+/// `maxBodySize` is refused from its head, and a body of unknown length is cut off at the limit.
+///
+/// Two things it cannot do on Linux, where ``HTTPDataLoader`` can: accept invalid TLS
+/// certificates (see ``init(maxRedirects:allowsInvalidCertificates:)``), and hold the sender
+/// back while the body is read slowly (libcurl reads ahead; what arrives waits in memory).
 ///
 /// ```swift
 /// let downloader = ImageDownloader(loader: URLSessionDataLoader())
@@ -26,7 +30,21 @@ public final class URLSessionDataLoader: DataLoading {
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.httpMaximumConnectionsPerHost = 16
         delegate = SessionDelegate(maxRedirects: maxRedirects)
-        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: InlineDelegateQueue())
+    }
+
+    /// Not available: FoundationNetworking on Linux always verifies certificates.
+    ///
+    /// Use `HTTPDataLoader(allowsInvalidCertificates: true)` for a development server with a
+    /// self-signed certificate. FoundationNetworking (swift-corelibs-foundation 6.3.1) offers no
+    /// way in: it sends no server-trust authentication challenge (`URLSessionTask.swift` builds
+    /// challenges only for a 401 response), `URLSessionConfiguration` has no TLS settings, and
+    /// the only switch for libcurl's `CURLOPT_SSL_VERIFYPEER` — the environment variable
+    /// `URLSessionCertificateAuthorityInfoFile=INSECURE_SSL_NO_VERIFY` in `EasyHandle.swift` —
+    /// is compiled for Android only.
+    @available(*, unavailable, message: "FoundationNetworking always verifies TLS certificates on Linux; use HTTPDataLoader(allowsInvalidCertificates: true)")
+    public convenience init(maxRedirects: Int = 10, allowsInvalidCertificates: Bool) {
+        self.init(maxRedirects: maxRedirects)
     }
 
     deinit { session.invalidateAndCancel() }
@@ -42,122 +60,53 @@ public final class URLSessionDataLoader: DataLoading {
         let task = session.dataTask(with: urlRequest)
         let delegate = self.delegate
         let (body, bodyContinuation) = AsyncThrowingStream.makeStream(of: Data.self, bufferingPolicy: .unbounded)
-        bodyContinuation.onTermination = { _ in task.cancel() }
+        // The stream can end inside a delegate callback, on the session's work queue, where a
+        // synchronous `cancel()` would deadlock: see `InlineDelegateQueue`.
+        bodyContinuation.onTermination = { _ in SessionDelegate.cancelLater(task) }
         let response: DataResponse = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 delegate.register(task, TaskState(response: continuation, body: bodyContinuation, maxBodySize: request.maxBodySize))
                 task.resume()
             }
         } onCancel: {
-            task.cancel()
+            SessionDelegate.cancelLater(task)
         }
         return DataTransfer(response: response, body: DataBody(body) { $0 })
     }
 }
 
-/// What the delegate knows of one task.
-struct TaskState: Sendable {
-    var response: CheckedContinuation<DataResponse, any Error>?
-    let body: AsyncThrowingStream<Data, any Error>.Continuation
-    /// Past this many body bytes (declared or received) the transfer is stopped at once.
-    let maxBodySize: Int?
-    var received = 0
-    var redirects = 0
-    var redirectLimitExceeded = false
+/// Runs URLSession's delegate calls at once, on the thread that makes them, instead of as
+/// one `BlockOperation` each on a queue of their own.
+///
+/// FoundationNetworking hands every ~16 KB body chunk to the delegate queue; a queue hop per
+/// chunk was the largest cost of this loader over plain `data(from:)` calls. Inline, the calls
+/// run on the session's work queue (serial, in libcurl's order), which is safe because the
+/// delegate's callbacks only take a short lock, resume continuations and yield to streams:
+/// they never block, and never call a synchronous `URLSessionTask` method (`cancel()` runs
+/// `workQueue.sync`, so the delegate cancels through ``SessionDelegate/cancelLater(_:)``).
+final class InlineDelegateQueue: OperationQueue, @unchecked Sendable {
+    override func addOperation(_ block: @Sendable @escaping () -> Void) { block() }
+    override func addOperation(_ operation: Operation) { operation.start() }
 }
 
-/// Routes URLSession's callbacks to each task's continuations.
-final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
-    private let tasks = Mutex<[Int: TaskState]>([:])
-    private let maxRedirects: Int
+/// A TLS failure reported by libcurl (an untrusted, expired or mismatched certificate, a failed
+/// handshake): permanent, not worth a retry.
+struct TLSFailure: Error, CustomStringConvertible, Sendable {
+    let description: String
 
-    init(maxRedirects: Int) {
-        self.maxRedirects = maxRedirects
-    }
-
-    func register(_ task: URLSessionTask, _ state: TaskState) {
-        tasks.withLock { $0[task.taskIdentifier] = state }
-    }
-
-    func urlSession(
-        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
-    ) {
-        let continuation = tasks.withLock { $0[dataTask.taskIdentifier]?.response.take() }
-        if tasks.withLock({ $0[dataTask.taskIdentifier]?.redirectLimitExceeded == true }) {
-            continuation?.resume(throwing: ImageDownloadError.tooManyRedirects)
-            completionHandler(.cancel)
-            return
-        }
-        guard let http = response as? HTTPURLResponse, let url = http.url ?? dataTask.originalRequest?.url else {
-            continuation?.resume(throwing: ImageDownloadError.transport(underlying: URLError(.badServerResponse)))
-            completionHandler(.cancel)
-            return
-        }
-        let headers = http.allHeaderFields.map { HTTPField("\($0.key)", "\($0.value)") }
-        let head = DataResponse(url: url, statusCode: http.statusCode, headers: headers)
-        continuation?.resume(returning: head)
-        // A body declared over the limit is not read at all: the caller refuses it from the head.
-        let limit = tasks.withLock { $0[dataTask.taskIdentifier]?.maxBodySize }
-        if let limit, let declared = head.expectedContentLength, declared > limit {
-            completionHandler(.cancel)
-        } else {
-            completionHandler(.allow)
-        }
-    }
-
-    // No back-pressure: FoundationNetworking's `URLSessionTask.suspend()` on a running data task
-    // traps in `_NativeProtocol.stopLoading()` (Swift 6.3.1, measured here), so the body stream
-    // buffers what libcurl delivers; the consumer appends faster than loopback delivers.
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let (body, limitExceeded) = tasks.withLock { tasks -> (AsyncThrowingStream<Data, any Error>.Continuation?, Int?) in
-            guard var state = tasks[dataTask.taskIdentifier] else { return (nil, nil) }
-            state.received += data.count
-            tasks[dataTask.taskIdentifier] = state
-            if let limit = state.maxBodySize, state.received > limit { return (state.body, limit) }
-            return (state.body, nil)
-        }
-        guard let limit = limitExceeded else {
-            body?.yield(data)
-            return
-        }
-        // Past the limit nothing more is kept: the consumer learns why, and the transfer stops.
-        body?.finish(throwing: ImageDownloadError.tooLarge(limit: limit, declared: nil))
-        dataTask.cancel()
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let state = tasks.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-        let failure: (any Error)? = error.map { Self.map($0, redirectLimitExceeded: state.redirectLimitExceeded) }
-        if let continuation = state.response {
-            continuation.resume(throwing: failure ?? ImageDownloadError.transport(underlying: URLError(.badServerResponse)))
-        }
-        if let failure { state.body.finish(throwing: failure) } else { state.body.finish() }
-    }
-
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
-    ) {
-        let allowed = tasks.withLock { tasks -> Bool in
-            guard var state = tasks[task.taskIdentifier] else { return false }
-            state.redirects += 1
-            state.redirectLimitExceeded = state.redirects > maxRedirects
-            tasks[task.taskIdentifier] = state
-            return !state.redirectLimitExceeded
-        }
-        completionHandler(allowed ? request : nil)
-    }
-
-    private static func map(_ error: any Error, redirectLimitExceeded: Bool) -> ImageDownloadError {
-        if redirectLimitExceeded { return .tooManyRedirects }
-        let code = (error as? URLError)?.code ?? URLError.Code(rawValue: (error as NSError).code)
-        switch code {
-        case .timedOut: return .timedOut
-        case .cancelled: return .cancelled
-        case .httpTooManyRedirects, .redirectToNonExistentLocation: return .tooManyRedirects
-        case .badURL, .unsupportedURL: return .invalidURL("\(error)")
-        default: return .transport(underlying: error)
-        }
+    /// FoundationNetworking maps libcurl's TLS errors to `NSURLErrorUnknown` with libcurl's
+    /// message, so the message is what tells them apart.
+    init?(_ error: any Error) {
+        let nsError = error as NSError
+        let message = nsError.userInfo[NSLocalizedDescriptionKey] as? String ?? "\(error)"
+        let tlsCodes: Set<URLError.Code> = [
+            .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+            .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid,
+            .clientCertificateRejected, .clientCertificateRequired,
+        ]
+        guard nsError.domain == NSURLErrorDomain, let code = URLError.Code(rawValue: nsError.code),
+              tlsCodes.contains(code) || code == .unknown && ["SSL", "TLS", "certificate"].contains(where: message.contains)
+        else { return nil }
+        description = message
     }
 }

@@ -26,7 +26,8 @@ public enum ImagePipelineError: Error, Sendable, Equatable, CustomStringConverti
     /// (404, 410, undecodable data — never timeouts, cancellations or 5xx).
     var isPermanent: Bool {
         switch self {
-        case .loadingFailed(.badStatusCode(let code)): code == 404 || code == 410
+        case .loadingFailed(.badStatusCode(let code)), .loadingFailed(.lookupFailed(.badStatusCode(let code))): code == 404 || code == 410
+        case .loadingFailed(.resolverFailed): true  // the look-up answered, with no image URL
         case .decodingFailed: true
         default: false
         }

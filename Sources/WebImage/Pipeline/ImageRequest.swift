@@ -76,7 +76,7 @@ public struct ImageRequest: Sendable {
 
     public var url: URL {
         get { storage.download.url }
-        set { download.url = newValue; download.identity = newValue.absoluteString; refreshKey() }
+        set { download.url = newValue; refreshKey() }
     }
 
     public var priority: RequestPriority {

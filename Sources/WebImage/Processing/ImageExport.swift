@@ -11,7 +11,7 @@ public import Foundation
 /// ```
 public struct ImageExport: Sendable {
     /// The formats an export can write.
-    public static let encodableFormats: [ImageFormat] = [.jpeg, .png, .webp, .gif, .avif]
+    public static let encodableFormats: [ImageFormat] = [.jpeg, .png, .webp, .gif, .avif, .apng]
 
     /// The box the result must fit in (aspect ratio kept, never enlarged); `nil` keeps the size.
     public var maxSize: (width: Int, height: Int)?

@@ -72,20 +72,21 @@ extension ImagePipeline {
         let priority = context.onPriorityChange { changed in downloader.setPriority(changed, request: identity, subscriber: subscriber) }
         download.priority = priority
         counters.downloads.add(1, ordering: .relaxed)
-        do {
+        do throws(ImageDownloadError) {
             let result = try await downloader.download(download, subscriber: subscriber) { progress in context.send(.progress(progress)) }
+            if result.isNotModified {
+                guard let stale else { throw ImageDownloadError.badStatusCode(304) }  // validators come only from a stale entry
+                let refreshed = configuration.httpCachePolicy.refreshed(stale.metadata, with: result.response, now: Date())
+                await configuration.dataCache?.updateMetadata(refreshed, for: key)
+                metrics.revalidations.increment()
+                return OriginalData(data: stale.data, source: .disk, httpResponse: result.response, isRevalidated: true)
+            }
             if options.contains(.retryFailed) { failedURLs.forget(key) }
             let metadata = configuration.httpCachePolicy.metadata(for: result.response, byteCount: result.data.count, now: Date())
             if metadata == nil { await configuration.dataCache?.remove(key: key) }  // no-store: drop what an older response left
             return OriginalData(
                 data: result.data, source: .network, httpResponse: result.response,
                 store: metadata.map { DeferredStore(key: key, data: result.data, metadata: $0) })
-        } catch .notModified(let response) {
-            guard let stale else { throw ImagePipelineError.loadingFailed(.notModified(response)) }
-            let refreshed = configuration.httpCachePolicy.refreshed(stale.metadata, with: response, now: Date())
-            await configuration.dataCache?.updateMetadata(refreshed, for: key)
-            metrics.revalidations.increment()
-            return OriginalData(data: stale.data, source: .disk, httpResponse: response, isRevalidated: true)
         } catch {
             if error == .cancelled { throw ImagePipelineError.cancelled }
             if let stale, configuration.httpCachePolicy.staleIfError, error.isTransient {

@@ -60,7 +60,11 @@ extension ImagePipeline {
             metrics.decodeDuration.recordNanoseconds((ContinuousClock.now - started).nanoseconds)
             logger.debug("decoded", metadata: ["key": "\(request.dataKey)", "bytes": "\(data.count)"])
         }
-        return try coders.decode(data, options: options)
+        let image = try coders.decode(data, options: options)
+        // A partial image (the file ends early) is most likely a broken transfer: the pipeline
+        // neither caches nor delivers it (the coders give it to direct callers, flagged).
+        guard !image.isPartial else { throw .corrupt(format: image.format, reason: "data ends early (partial image)") }
+        return image
     }
 
     /// The pipeline's decoding options with the request's thumbnail, first-frame and

@@ -118,8 +118,9 @@ extension CacheSerializer {
     /// The source format when it can be encoded (lossless PNG / high-quality lossy otherwise), else PNG.
     static func `default`(coders: ImageCoderRegistry) -> CacheSerializer {
         CacheSerializer { image, _ in
-            let format: ImageFormat = [.jpeg, .png, .webp, .gif].contains(image.format) ? image.format : .png
-            return try? coders.encode(image, as: format, quality: format == .png || format == .gif ? 1 : 0.9)
+            let format: ImageFormat = [.jpeg, .png, .webp, .gif, .apng].contains(image.format) ? image.format : .png
+            let lossless: Set<ImageFormat> = [.png, .gif, .apng]
+            return try? coders.encode(image, as: format, quality: lossless.contains(format) ? 1 : 0.9)
         }
     }
 }

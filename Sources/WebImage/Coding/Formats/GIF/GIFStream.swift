@@ -15,6 +15,10 @@ final class GIFStream {
         var interlaced: Bool
         /// 256 RGBA entries (missing ones opaque black); the transparent index has alpha 0.
         var palette: [UInt8]
+        /// Colours in the palette the frame uses (local, else global); 0 when it has none.
+        var paletteCount: Int
+        /// The transparent index lies beyond `paletteCount` (it is honoured all the same).
+        var transparentBeyondPalette: Bool
         var disposal: Int
         var delayCentiseconds: Int
     }
@@ -39,9 +43,11 @@ final class GIFStream {
         self.gif = gif
         width = Int(gif.pointee.SWidth)
         height = Int(gif.pointee.SHeight)
-        // Fully initialised: from here a throw runs `deinit`, which closes and deallocates.
-        guard width > 0, height > 0 else { throw .corrupt(format: .gif, reason: "zero canvas size") }
+        // A zero-size logical screen is the coder's to judge (browsers grow it to the frames).
     }
+
+    /// Whether every byte has been read (a file that ends here lacks only its trailer).
+    var atEnd: Bool { input.pointee.offset >= input.pointee.bytes.count }
 
     deinit {
         DGifCloseFile(gif, nil)
@@ -116,8 +122,10 @@ final class GIFStream {
         let desc = gif.pointee.Image
         var palette = [UInt8](repeating: 0, count: 256 * 4)
         for i in 0..<256 { palette[i * 4 + 3] = 255 }
+        var paletteCount = 0
         if let map = desc.ColorMap ?? gif.pointee.SColorMap, let colors = map.pointee.Colors {
-            for i in 0..<min(Int(map.pointee.ColorCount), 256) {
+            paletteCount = min(Int(map.pointee.ColorCount), 256)
+            for i in 0..<paletteCount {
                 palette[i * 4] = colors[i].Red
                 palette[i * 4 + 1] = colors[i].Green
                 palette[i * 4 + 2] = colors[i].Blue
@@ -129,7 +137,8 @@ final class GIFStream {
         }
         let result = Frame(
             left: Int(desc.Left), top: Int(desc.Top), width: Int(desc.Width), height: Int(desc.Height),
-            interlaced: desc.Interlace, palette: palette, disposal: Int(control.DisposalMode),
+            interlaced: desc.Interlace, palette: palette, paletteCount: paletteCount,
+            transparentBeyondPalette: transparent >= paletteCount, disposal: Int(control.DisposalMode),
             delayCentiseconds: Int(control.DelayTime))
         // A graphic control extension applies to the next image only.
         control = GraphicsControlBlock(DisposalMode: 0, UserInputFlag: false, DelayTime: 0, TransparentColor: -1)

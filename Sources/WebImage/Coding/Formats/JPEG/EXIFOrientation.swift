@@ -23,7 +23,14 @@ public enum EXIFOrientation {
 
     private static func orientation(inEXIF s: [UInt8]) -> Int? {
         guard s.count > 14, s[0...5].elementsEqual(Array("Exif".utf8) + [0, 0]) else { return nil }
-        let tiff = Array(s[6...])
+        return orientation(inTIFF: Array(s[6...]))
+    }
+
+    /// The orientation in a TIFF-structured EXIF block (byte order mark first), as PNG `eXIf`
+    /// and WebP `EXIF` chunks hold it; some writers put JPEG's `Exif\0\0` in front, which is skipped.
+    static func orientation(inTIFF block: [UInt8]) -> Int? {
+        let tiff = block.starts(with: Array("Exif".utf8) + [0, 0]) ? Array(block.dropFirst(6)) : block
+        guard tiff.count >= 8 else { return nil }
         let little: Bool
         switch (tiff[0], tiff[1]) {
         case (0x49, 0x49): little = true

@@ -5,7 +5,9 @@ public import Foundation
 ///
 /// TurboJPEG reports errors by return code (never by `exit` or `longjmp`), so every failure
 /// becomes an ``ImageDecodingError``. Progressive JPEGs with an abusive number of scans are
-/// refused (`TJFLAG_LIMITSCANS`). A truncated file is an error, not a grey-filled image.
+/// refused (`TJFLAG_LIMITSCANS`). A truncated file gives what was decoded (libjpeg fills the
+/// rest grey) flagged ``Image/isPartial``; junk before markers and malformed metadata segments are
+/// skipped as browsers skip them (``Image/repairs``); ``ImageDecodingOptions/strict`` refuses both.
 /// CMYK and YCCK files (as Photoshop writes them, Adobe-inverted) are converted to RGB the
 /// way browsers do. With ``ImageDecodingOptions/thumbnailMaxPixelSize`` the image is decoded
 /// with DCT scaling at the smallest factor that stays at or above the target, then finished
@@ -36,41 +38,65 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
     }
 
     public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
-        try Self.decode(data, options: options, acceptTruncation: false)
+        do throws(ImageDecodingError) {
+            return try Self.decode(data, options: options, acceptTruncation: false)
+        } catch .corrupt(.jpeg, let reason) where !options.strict && !data.suffix(2).elementsEqual([0xFF, 0xD9]) {
+            // Cut inside a marker segment between progressive scans (a fatal error for libjpeg):
+            // the scans before it, as browsers show them.
+            guard var partial = try? Self.decode(Self.completeScans(data), options: options, acceptTruncation: true) else {
+                throw .corrupt(format: .jpeg, reason: reason)
+            }
+            partial.repairs = .truncated
+            return partial
+        }
     }
 
-    /// Decodes `data`; with `acceptTruncation`, a file that ends early gives what was decoded
-    /// (the rest grey) instead of an error: the partial image of progressive loading.
+    /// Decodes `data`; with `acceptTruncation` (progressive loading), a file that ends early
+    /// gives what was decoded (the rest grey) instead of an error. Otherwise that happens only
+    /// in lenient mode, flagged ``ImageRepairs/truncated``; strict mode refuses it, and every
+    /// other libjpeg warning and malformed marker segment (``JPEGMarkerScan``).
     static func decode(_ data: Data, options: ImageDecodingOptions, acceptTruncation: Bool) throws(ImageDecodingError) -> Image {
         guard let handle = tjInitDecompress() else { throw .corrupt(format: .jpeg, reason: "cannot create decoder") }
         defer { tjDestroy(handle) }
         let (header, colorspace) = try Self.header(handle, data)
         try options.checkPixelLimit(header)
+        var repairs = try options.allow(JPEGMarkerScan.repairs(in: data), in: .jpeg, "malformed marker segments")
         let target: (width: Int, height: Int) = options.thumbnailMaxPixelSize.map {
             Resampler.fittingSize(width: header.pixelWidth, height: header.pixelHeight, maxWidth: $0, maxHeight: $0)
         } ?? (header.pixelWidth, header.pixelHeight)
         let (width, height) = Self.scaledSize(header, atLeast: target)
         let isCMYK = colorspace == TJCS_CMYK.rawValue || colorspace == TJCS_YCCK.rawValue
         let rowBytes = width * 4
-        // TurboJPEG writes every row of a successful decode, so the buffer need not be zeroed
-        // first (that pass costs as much as a third of a 1 MP decode). A partial decode may stop
-        // early and keeps the zeroed buffer, so no stale memory can show.
-        var pixels = acceptTruncation
-            ? [UInt8](repeating: 0, count: rowBytes * height)
-            : [UInt8](unsafeUninitializedCapacity: rowBytes * height) { _, count in count = rowBytes * height }
-        let result = data.withUnsafeBytes { src in
-            pixels.withUnsafeMutableBufferPointer { dst in
-                tjDecompress2(
-                    handle, src.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt(src.count),
-                    dst.baseAddress, Int32(width), Int32(rowBytes), Int32(height),
-                    Int32((isCMYK ? TJPF_CMYK : TJPF_RGBA).rawValue), TJFLAG_LIMITSCANS)
+        func run(zeroed: Bool) -> ([UInt8], Int32) {
+            // TurboJPEG writes every row of a successful decode, so the buffer need not be zeroed
+            // first (that pass costs as much as a third of a 1 MP decode). A partial decode may
+            // stop early and keeps a zeroed buffer, so no stale memory can show.
+            var pixels = zeroed
+                ? [UInt8](repeating: 0, count: rowBytes * height)
+                : [UInt8](unsafeUninitializedCapacity: rowBytes * height) { _, count in count = rowBytes * height }
+            let result = data.withUnsafeBytes { src in
+                pixels.withUnsafeMutableBufferPointer { dst in
+                    tjDecompress2(
+                        handle, src.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt(src.count),
+                        dst.baseAddress, Int32(width), Int32(rowBytes), Int32(height),
+                        Int32((isCMYK ? TJPF_CMYK : TJPF_RGBA).rawValue), TJFLAG_LIMITSCANS)
+                }
             }
+            return (pixels, result)
         }
-        if result != 0 { try Self.check(handle, acceptTruncation: acceptTruncation) }
+        let first = run(zeroed: acceptTruncation)
+        var pixels = first.0
+        if first.1 != 0 {
+            let found = try Self.check(handle, acceptTruncation: acceptTruncation, options: options)
+            // A truncated file decoded into an unzeroed buffer: again into a zeroed one.
+            if found.contains(.truncated), !acceptTruncation { pixels = run(zeroed: true).0 }
+            repairs.formUnion(found)
+        }
         if isCMYK { PixelOperations.convertInvertedCMYK(&pixels) }
-        let image = Image(
+        var image = Image(
             format: .jpeg, pixelWidth: width, pixelHeight: height, pixels: pixels,
             isOpaque: true, scale: options.scale, orientation: EXIFOrientation.read(fromJPEG: data))
+        image.repairs = acceptTruncation ? [] : repairs
         return Resampler.resize(image, width: target.width, height: target.height)
     }
 
@@ -141,29 +167,39 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
                 handle, src.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt(src.count),
                 &width, &height, &subsampling, &colorspace)
         }
-        guard result == 0, width > 0, height > 0 else {
+        // TurboJPEG 2.1 returns -1 for a header read that only warned (junk before a marker):
+        // the header is good; the decode judges the warning.
+        let onlyWarned = result != 0 && tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue)
+        guard result == 0 || onlyWarned, width > 0, height > 0 else {
             throw .corrupt(format: .jpeg, reason: message(handle))
         }
         return (ImageHeader(format: .jpeg, pixelWidth: Int(width), pixelHeight: Int(height), hasAlpha: false), UInt32(colorspace))
     }
 
     /// libjpeg's warnings (JWRN_*), which leave a complete image: browsers show such files.
-    private static let harmlessWarnings = [
-        "Corrupt JPEG data", "Warning:", "Inconsistent progression", "Invalid SOS parameters for sequential",
-        "Unknown Adobe color transform", "Application transferred too many",
+    private static let harmlessWarnings: [(prefix: String, repair: ImageRepairs)] = [
+        ("Corrupt JPEG data: premature end", .truncated), ("Corrupt JPEG data: bad Huffman", .damagedData),
+        ("Corrupt JPEG data:", .junkBytes), ("Warning:", .damagedMetadata), ("Inconsistent progression", .damagedData),
+        ("Invalid SOS parameters for sequential", .damagedData), ("Unknown Adobe color transform", .damagedMetadata),
+        ("Application transferred too many", .damagedData), ("Premature end", .truncated),
     ]
 
-    /// Turns a non-zero TurboJPEG result into an error, except for harmless warnings (such as
-    /// extraneous bytes between markers) and, with `acceptTruncation`, a premature end.
+    /// Turns a non-zero TurboJPEG result into an error, or into what a lenient decode forgave:
+    /// harmless warnings (such as extraneous bytes between markers) and a premature end (in
+    /// strict mode each is an error; with `acceptTruncation`, the partial images of progressive
+    /// loading, a premature end is always accepted).
     ///
     /// TurboJPEG's warning flag is sticky (a fatal error after a warning still reports
     /// `TJERR_WARNING`), so the message, which the last problem sets, decides.
-    private static func check(_ handle: tjhandle, acceptTruncation: Bool) throws(ImageDecodingError) {
+    private static func check(
+        _ handle: tjhandle, acceptTruncation: Bool, options: ImageDecodingOptions
+    ) throws(ImageDecodingError) -> ImageRepairs {
         let text = message(handle)
-        let isWarning = tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue)
-        let harmless = harmlessWarnings.contains { text.hasPrefix($0) } || (acceptTruncation && text.hasPrefix("Premature end"))
-        if isWarning && harmless { return }
-        throw .corrupt(format: .jpeg, reason: text)
+        guard tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue),
+              let match = harmlessWarnings.first(where: { text.hasPrefix($0.prefix) })
+        else { throw .corrupt(format: .jpeg, reason: text) }
+        if acceptTruncation { return match.repair }
+        return try options.allow(match.repair, in: .jpeg, text)
     }
 
     private static func message(_ handle: tjhandle) -> String {

@@ -4,7 +4,10 @@ public import Foundation
 /// PNG decoding and encoding over libspng.
 ///
 /// libspng reports every failure by return code (no `longjmp`), decodes all colour types and
-/// bit depths (palette with `tRNS`, grey, 16-bit, interlaced) to RGBA8, and checks CRCs.
+/// bit depths (palette with `tRNS`, grey, 16-bit, interlaced) to RGBA8, and checks CRCs. Leniently,
+/// as browsers: an ancillary chunk with a bad CRC is ignored and a file that ends inside the
+/// image data gives the rows decoded so far (``Image/isPartial``); ``ImageDecodingOptions/strict``
+/// refuses both.
 /// Ancillary chunks are capped so a file cannot make it buffer unbounded metadata.
 ///
 /// ```swift
@@ -22,26 +25,44 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
     }
 
     public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
-        try Self.withDecoder(data) { ctx throws(ImageDecodingError) in
-            let header = try Self.header(ctx)
-            try options.checkPixelLimit(header)
-            let format = Int32(SPNG_FMT_RGBA8.rawValue)
-            var size = 0
-            try Self.check(spng_decoded_image_size(ctx, format, &size))
-            // libspng writes every row of a successful decode (a failure throws the buffer away),
-            // so it need not be zeroed first.
-            var pixels = [UInt8](unsafeUninitializedCapacity: size) { _, count in count = size }
-            let status = pixels.withUnsafeMutableBytes { out in
-                spng_decode_image(ctx, out.baseAddress, out.count, format, Int32(SPNG_DECODE_TRNS.rawValue))
+        let repairs = try options.allow(PNGChunkScan.repairs(in: data), in: .png, "an ancillary chunk's CRC does not match")
+        do throws(ImageDecodingError) {
+            var image = try Self.withDecoder(data) { ctx throws(ImageDecodingError) in
+                let header = try Self.header(ctx)
+                try options.checkPixelLimit(header)
+                let format = Int32(SPNG_FMT_RGBA8.rawValue)
+                var size = 0
+                try Self.check(spng_decoded_image_size(ctx, format, &size))
+                // libspng writes every row of a successful decode (a failure throws the buffer away),
+                // so it need not be zeroed first.
+                var pixels = [UInt8](unsafeUninitializedCapacity: size) { _, count in count = size }
+                let status = pixels.withUnsafeMutableBytes { out in
+                    spng_decode_image(ctx, out.baseAddress, out.count, format, Int32(SPNG_DECODE_TRNS.rawValue))
+                }
+                try Self.check(status)
+                let isOpaque = header.hasAlpha ? PixelOperations.premultiply(&pixels) : true
+                return Image(
+                    format: .png, pixelWidth: header.pixelWidth, pixelHeight: header.pixelHeight,
+                    pixels: pixels, isOpaque: isOpaque, scale: options.scale
+                ).fittingThumbnail(options)
             }
-            try Self.check(status)
-            let isOpaque = header.hasAlpha ? PixelOperations.premultiply(&pixels) : true
-            return Image(
-                format: .png, pixelWidth: header.pixelWidth, pixelHeight: header.pixelHeight,
-                pixels: pixels, isOpaque: isOpaque, scale: options.scale
-            ).fittingThumbnail(options)
+            image.repairs = repairs
+            image.orientation = EXIFOrientation.read(fromPNG: data)
+            return image
+        } catch .corrupt(.png, Self.endOfData) where !options.strict {
+            // The data ends inside the image: the rows decoded so far, the rest transparent.
+            guard var partial = decodePartial(data, options: options) else { throw .corrupt(format: .png, reason: Self.endOfData) }
+            partial.repairs = repairs.union(.truncated)
+            partial.orientation = EXIFOrientation.read(fromPNG: data)
+            return partial
+        } catch .corrupt(.png, Self.endOfData) {
+            throw .refusedInStrictMode(format: .png, repairs: .truncated, reason: Self.endOfData)
         }
     }
+
+    /// libspng's message when the data ends before the image does (`SPNG_IO_EOF` from a
+    /// buffer read past its end).
+    static let endOfData = String(cString: spng_strerror(SPNG_IO_EOF.rawValue))
 
     public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data {
         guard let ctx = spng_ctx_new(Int32(SPNG_CTX_ENCODER.rawValue)) else {
@@ -82,6 +103,9 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
         // Metadata chunks: at most 16 MB each, 64 MB in all (pixel data is limited separately).
         spng_set_chunk_limits(ctx, 16 << 20, 64 << 20)
         spng_set_image_limits(ctx, 1 << 24, 1 << 24)
+        // Ancillary chunks with a bad CRC are dropped, as browsers drop them; strict decoding
+        // refuses such files before this point (PNGChunkScan).
+        spng_set_crc_action(ctx, Int32(SPNG_CRC_ERROR.rawValue), Int32(SPNG_CRC_DISCARD.rawValue))
         // libspng reads from the buffer during decode, so the bytes must stay pinned throughout.
         let result = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Result<T, ImageDecodingError> in
             do throws(ImageDecodingError) {

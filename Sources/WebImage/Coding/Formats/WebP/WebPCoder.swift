@@ -28,7 +28,9 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
         let (header, animated) = try Self.inspect(data)
         try options.checkPixelLimit(header)
         if animated {
-            return try WebPAnimation.decode(data, header: header, options: options)
+            var animation = try WebPAnimation.decode(data, header: header, options: options)
+            animation.orientation = EXIFOrientation.read(fromWebP: data)
+            return animation
         }
         var size = (width: header.pixelWidth, height: header.pixelHeight)
         if let side = options.thumbnailMaxPixelSize {
@@ -38,7 +40,7 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
         let isOpaque = header.hasAlpha ? PixelOperations.premultiply(&pixels) : true
         return Image(
             format: .webp, pixelWidth: size.width, pixelHeight: size.height, pixels: pixels, isOpaque: isOpaque,
-            scale: options.scale)
+            scale: options.scale, orientation: EXIFOrientation.read(fromWebP: data))
     }
 
     public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data {

@@ -1,0 +1,111 @@
+/// The chunks of a PNG stream, walked without decoding: what the APNG coder reads its animation
+/// from and writes new streams with.
+///
+/// A chunk is a 4-byte big-endian length, a 4-byte type, the data and a CRC-32 of type and data.
+/// The walk stops at `IEND`, at the end of the data, or at a chunk that does not fit (then
+/// ``truncated`` is set); it never reads past the buffer.
+struct PNGChunks {
+    struct Chunk {
+        var type: UInt32
+        /// Where the chunk's data lies in the buffer that was walked.
+        var data: Range<Int>
+        var crcIsValid: Bool
+    }
+
+    static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+
+    private(set) var chunks: [Chunk] = []
+    /// `true` when the data ends inside a chunk or before `IEND`.
+    private(set) var truncated = false
+
+    init(_ bytes: UnsafeRawBufferPointer) {
+        guard bytes.count >= 8, bytes.prefix(8).elementsEqual(Self.signature) else { truncated = true; return }
+        var offset = 8
+        while true {
+            guard bytes.count - offset >= 12 else { truncated = true; return }
+            let length = Int(Self.readUInt32(bytes, offset))
+            let type = Self.readUInt32(bytes, offset + 4)
+            guard length <= bytes.count - offset - 12 else { truncated = true; return }
+            let data = (offset + 8)..<(offset + 8 + length)
+            let stored = Self.readUInt32(bytes, data.upperBound)
+            let crc = CRC32.checksum(UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<data.upperBound]))
+            chunks.append(Chunk(type: type, data: data, crcIsValid: crc == stored))
+            offset = data.upperBound + 4
+            if type == Self.type("IEND") { return }
+        }
+    }
+
+    static func readUInt32(_ bytes: UnsafeRawBufferPointer, _ offset: Int) -> UInt32 {
+        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
+    }
+
+    static func readUInt16(_ bytes: UnsafeRawBufferPointer, _ offset: Int) -> UInt16 {
+        UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
+    }
+
+    /// A chunk type as its big-endian number: `type("IDAT")`.
+    static func type(_ name: StaticString) -> UInt32 {
+        name.withUTF8Buffer { $0.reduce(0) { $0 << 8 | UInt32($1) } }
+    }
+
+    /// Appends one chunk (length, type, data, CRC) to `out`; without `checksummed` the CRC is 0
+    /// (for streams only given to a decoder told not to check).
+    static func append(_ type: UInt32, _ data: [UInt8], to out: inout [UInt8], checksummed: Bool = true) {
+        appendUInt32(UInt32(data.count), to: &out)
+        let start = out.count
+        appendUInt32(type, to: &out)
+        out.append(contentsOf: data)
+        let crc = checksummed ? out.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[start...])) } : 0
+        appendUInt32(crc, to: &out)
+    }
+
+    static func appendUInt32(_ value: UInt32, to out: inout [UInt8]) {
+        out.append(contentsOf: [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)])
+    }
+
+    static func appendUInt16(_ value: UInt16, to out: inout [UInt8]) {
+        out.append(contentsOf: [UInt8(value >> 8), UInt8(value & 0xFF)])
+    }
+}
+
+/// CRC-32 (ISO 3309, polynomial 0xEDB88320), as PNG chunks use it; slicing by 8 (eight tables,
+/// eight bytes a step), about six times the speed of the one-table loop.
+enum CRC32 {
+    private static let tables: [UInt32] = {
+        var tables = [UInt32](repeating: 0, count: 8 * 256)
+        for n in 0..<256 {
+            var c = UInt32(n)
+            for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+            tables[n] = c
+        }
+        for n in 0..<256 {
+            for k in 1..<8 {
+                let previous = tables[(k - 1) * 256 + n]
+                tables[k * 256 + n] = tables[Int(previous & 0xFF)] ^ (previous >> 8)
+            }
+        }
+        return tables
+    }()
+
+    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        tables.withUnsafeBufferPointer { t in
+            var c = UInt32.max
+            var i = 0
+            let count = bytes.count
+            while i + 8 <= count {
+                let low = bytes.loadUnaligned(fromByteOffset: i, as: UInt32.self).littleEndian ^ c
+                let high = bytes.loadUnaligned(fromByteOffset: i + 4, as: UInt32.self).littleEndian
+                c = t[7 * 256 + Int(low & 0xFF)] ^ t[6 * 256 + Int(low >> 8 & 0xFF)]
+                    ^ t[5 * 256 + Int(low >> 16 & 0xFF)] ^ t[4 * 256 + Int(low >> 24)]
+                    ^ t[3 * 256 + Int(high & 0xFF)] ^ t[2 * 256 + Int(high >> 8 & 0xFF)]
+                    ^ t[1 * 256 + Int(high >> 16 & 0xFF)] ^ t[Int(high >> 24)]
+                i += 8
+            }
+            while i < count {
+                c = t[Int((c ^ UInt32(bytes[i])) & 0xFF)] ^ (c >> 8)
+                i += 1
+            }
+            return c ^ UInt32.max
+        }
+    }
+}

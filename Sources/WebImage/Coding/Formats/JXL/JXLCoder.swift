@@ -1,0 +1,183 @@
+internal import CJxl
+public import Foundation
+
+/// JPEG XL decoding over libjxl 0.7 (Debian `libjxl-dev`), stills and animations.
+///
+/// Both the bare codestream (`FF 0A`) and the ISO BMFF container are read. The file is walked
+/// once for its basic info and frame headers (no pixels), so the pixel limit (canvas × frames)
+/// is checked before any pixel buffer exists. Animations are coalesced by libjxl into
+/// full-canvas frames, with durations from the animation's ticks (clamped as browsers do, see
+/// ``ImageFrame/clampedDuration(milliseconds:)``) and the stored loop count (0 = forever).
+/// Orientation is reported in ``Image/orientation``, not applied; associated alpha is handled.
+/// libjxl reports every failure by status code; it never aborts or prints.
+///
+/// ```swift
+/// let image = try JXLCoder().decode(data, options: .default)
+/// print(image.frameCount, image.loopCount, image.orientation)
+/// ```
+public struct JXLCoder: ImageDecoding {
+    public init() {}
+
+    public func canDecode(_ format: ImageFormat) -> Bool { format == .jpegXL }
+
+    public func readHeader(_ data: Data) throws(ImageDecodingError) -> ImageHeader {
+        try Self.withInput(data) { bytes throws(ImageDecodingError) in try Self.scan(bytes).header }
+    }
+
+    public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
+        try Self.withInput(data) { bytes throws(ImageDecodingError) in
+            let scan = try Self.scan(bytes, limit: options)
+            try options.checkPixelLimit(scan.header)
+            let width = scan.header.pixelWidth, height = scan.header.pixelHeight
+            let sizing = FrameSizing(width: width, height: height, options: options)
+            let limit = options.firstFrameOnly ? 1 : scan.header.frameCount
+            let decoder = try Session(bytes, events: JXL_DEC_FRAME.rawValue | JXL_DEC_FULL_IMAGE.rawValue)
+            var format = JxlPixelFormat(num_channels: 4, data_type: JXL_TYPE_UINT8, endianness: JXL_NATIVE_ENDIAN, align: 0)
+            var pixels: [UInt8] = []
+            var frames: [ImageFrame] = []
+            var duration = 0
+            while frames.count < limit {
+                switch try decoder.next() {
+                case JXL_DEC_FRAME:
+                    var frame = JxlFrameHeader()
+                    if JxlDecoderGetFrameHeader(decoder.handle, &frame) == JXL_DEC_SUCCESS {
+                        duration = scan.milliseconds(ticks: Int(frame.duration))
+                    }
+                case JXL_DEC_NEED_IMAGE_OUT_BUFFER:
+                    var size = 0
+                    guard JxlDecoderImageOutBufferSize(decoder.handle, &format, &size) == JXL_DEC_SUCCESS,
+                          size == width * height * 4 else { throw .corrupt(format: .jpegXL, reason: "unexpected frame size") }
+                    // libjxl writes every pixel of a frame it reports as complete.
+                    pixels = [UInt8](unsafeUninitializedCapacity: size) { _, count in count = size }
+                    let status = pixels.withUnsafeMutableBytes {
+                        JxlDecoderSetImageOutBuffer(decoder.handle, &format, $0.baseAddress, $0.count)
+                    }
+                    guard status == JXL_DEC_SUCCESS else { throw .corrupt(format: .jpegXL, reason: "output buffer refused") }
+                case JXL_DEC_FULL_IMAGE:
+                    if scan.hasAlpha { _ = PixelOperations.premultiply(&pixels) }
+                    frames.append(ImageFrame(pixels: sizing.shrink(pixels), duration: ImageFrame.clampedDuration(milliseconds: duration)))
+                case JXL_DEC_SUCCESS:
+                    guard !frames.isEmpty else { throw .corrupt(format: .jpegXL, reason: "no frame in the file") }
+                    return scan.image(frames, sizing: sizing, options: options)
+                default:
+                    continue
+                }
+            }
+            return scan.image(frames, sizing: sizing, options: options)
+        }
+    }
+
+    /// Colour channels, bit depth, ICC profile (a colour space stated only as an ICC profile),
+    /// orientation and loop count, from the headers.
+    static func properties(_ data: Data) throws(ImageDecodingError) -> ImageProperties {
+        try withInput(data) { bytes throws(ImageDecodingError) in
+            let scan = try Self.scan(bytes)
+            let model: ImageProperties.ColorModel = scan.colorChannels == 1
+                ? (scan.hasAlpha ? .grayAlpha : .gray) : (scan.hasAlpha ? .rgba : .rgb)
+            return ImageProperties(
+                header: scan.header, colorModel: model, bitDepth: scan.bitsPerSample, hasICCProfile: scan.hasICCProfile,
+                orientation: scan.orientation, loopCount: scan.header.frameCount > 1 ? scan.loopCount : nil)
+        }
+    }
+
+    // MARK: - Internals
+
+    /// What the walk over the headers found.
+    struct Scan {
+        var header: ImageHeader
+        var hasAlpha: Bool
+        var orientation: Int
+        var loopCount: Int
+        var ticksPerSecond: (numerator: Int, denominator: Int)
+        var bitsPerSample = 8
+        var colorChannels = 3
+        var hasICCProfile = false
+
+        func milliseconds(ticks: Int) -> Int {
+            guard ticksPerSecond.numerator > 0 else { return 0 }
+            let (product, overflow) = ticks.multipliedReportingOverflow(by: 1000 * ticksPerSecond.denominator)
+            return overflow ? Int(Int32.max) : min(product / ticksPerSecond.numerator, Int(Int32.max))
+        }
+
+        func image(_ frames: [ImageFrame], sizing: FrameSizing, options: ImageDecodingOptions) -> Image {
+            var image = Image.decoded(
+                format: .jpegXL, pixelWidth: sizing.targetWidth, pixelHeight: sizing.targetHeight, frames: frames,
+                frameCount: header.frameCount, loopCount: loopCount, scale: options.scale, knownOpaque: !hasAlpha)
+            image.orientation = orientation
+            return image
+        }
+    }
+
+    /// Basic info and the number of frames, without decoding pixels.
+    /// With `limit`, one frame over its pixel limit is refused before the frames are walked.
+    static func scan(_ bytes: UnsafeRawBufferPointer, limit: ImageDecodingOptions? = nil) throws(ImageDecodingError) -> Scan {
+        let decoder = try Session(bytes, events: JXL_DEC_FRAME.rawValue | JXL_DEC_COLOR_ENCODING.rawValue)
+        var info = JxlBasicInfo()
+        guard try decoder.next() == JXL_DEC_BASIC_INFO, JxlDecoderGetBasicInfo(decoder.handle, &info) == JXL_DEC_SUCCESS,
+              info.xsize > 0, info.ysize > 0
+        else { throw .corrupt(format: .jpegXL, reason: "no image header") }
+        try limit?.checkPixelLimit(ImageHeader(format: .jpegXL, pixelWidth: Int(info.xsize), pixelHeight: Int(info.ysize), hasAlpha: false))
+        var frames = 0, hasICC = false
+        while true {
+            let status = try decoder.next()
+            if status == JXL_DEC_FRAME { frames += 1 } else if status == JXL_DEC_SUCCESS { break }
+            if status == JXL_DEC_COLOR_ENCODING {
+                var encoding = JxlColorEncoding()
+                hasICC = JxlDecoderGetColorAsEncodedProfile(decoder.handle, nil, JXL_COLOR_PROFILE_TARGET_ORIGINAL, &encoding) != JXL_DEC_SUCCESS
+            }
+        }
+        guard frames > 0 else { throw .corrupt(format: .jpegXL, reason: "no frame in the file") }
+        let animated = info.have_animation != 0
+        var scan = Scan(
+            header: ImageHeader(
+                format: .jpegXL, pixelWidth: Int(info.xsize), pixelHeight: Int(info.ysize), frameCount: frames,
+                hasAlpha: info.alpha_bits > 0),
+            hasAlpha: info.alpha_bits > 0,
+            orientation: (1...8).contains(Int(info.orientation.rawValue)) ? Int(info.orientation.rawValue) : 1,
+            loopCount: animated ? Int(info.animation.num_loops) : 0,
+            ticksPerSecond: animated ? (Int(info.animation.tps_numerator), Int(info.animation.tps_denominator)) : (0, 1))
+        scan.bitsPerSample = Int(info.bits_per_sample)
+        scan.colorChannels = Int(info.num_color_channels)
+        scan.hasICCProfile = hasICC
+        return scan
+    }
+
+    private static func withInput<T>(
+        _ data: Data, _ body: (UnsafeRawBufferPointer) throws(ImageDecodingError) -> T
+    ) throws(ImageDecodingError) -> T {
+        guard !data.isEmpty else { throw .empty }
+        let result = data.withUnsafeBytes { bytes -> Result<T, ImageDecodingError> in
+            do throws(ImageDecodingError) { return .success(try body(bytes)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// One libjxl decoder over the whole input (closed: there is no more data to come).
+    final class Session {
+        let handle: OpaquePointer
+
+        init(_ bytes: UnsafeRawBufferPointer, events: UInt32) throws(ImageDecodingError) {
+            guard let handle = JxlDecoderCreate(nil) else { throw .corrupt(format: .jpegXL, reason: "cannot create decoder") }
+            self.handle = handle
+            guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                  JxlDecoderSubscribeEvents(handle, Int32(JXL_DEC_BASIC_INFO.rawValue | events)) == JXL_DEC_SUCCESS,
+                  JxlDecoderSetKeepOrientation(handle, 1) == JXL_DEC_SUCCESS,
+                  JxlDecoderSetUnpremultiplyAlpha(handle, 1) == JXL_DEC_SUCCESS,
+                  JxlDecoderSetInput(handle, base, bytes.count) == JXL_DEC_SUCCESS
+            else { throw .corrupt(format: .jpegXL, reason: "cannot set up the decoder") }
+            JxlDecoderCloseInput(handle)
+        }
+
+        deinit { JxlDecoderDestroy(handle) }
+
+        /// The next event; errors and a premature end throw.
+        func next() throws(ImageDecodingError) -> JxlDecoderStatus {
+            let status = JxlDecoderProcessInput(handle)
+            switch status {
+            case JXL_DEC_ERROR: throw .corrupt(format: .jpegXL, reason: "invalid JPEG XL data")
+            case JXL_DEC_NEED_MORE_INPUT: throw .corrupt(format: .jpegXL, reason: "data ends early")
+            default: return status
+            }
+        }
+    }
+}

@@ -1,0 +1,43 @@
+public import Foundation
+
+/// A walk over a PNG's chunks checking the CRC of every ancillary chunk (`tEXt`, `eXIf`,
+/// `iCCP`, …), which libspng is told to discard in lenient mode: browsers ignore such chunks,
+/// strict mode refuses the file. Critical chunks (`IHDR`, `PLTE`, `IDAT`, `IEND`) are always
+/// checked by libspng itself.
+///
+/// ```swift
+/// let found = PNGChunkScan.repairs(in: data)   // [.damagedMetadata] for a bad tEXt CRC
+/// ```
+public enum PNGChunkScan {
+    public static func repairs(in data: Data) -> ImageRepairs {
+        data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var offset = 8
+            while offset + 12 <= bytes.count {
+                let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+                guard length <= bytes.count - offset - 12 else { return [] }  // cut: libspng's concern
+                let type = UnsafeBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 8)])
+                if type.elementsEqual(Array("IEND".utf8)) { return [] }
+                if type[0] & 0x20 != 0 {  // ancillary
+                    let stored = bytes[(offset + 8 + length)..<(offset + 12 + length)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+                    if crc32(UnsafeBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 8 + length)])) != stored {
+                        return .damagedMetadata
+                    }
+                }
+                offset += 12 + length
+            }
+            return []
+        }
+    }
+
+    /// CRC-32 (ISO 3309, the PNG and zlib polynomial).
+    static func crc32(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+        return crc ^ 0xFFFF_FFFF
+    }
+
+    private static let table: [UInt32] = (0..<256).map { (n: UInt32) in
+        (0..<8).reduce(n) { c, _ in c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+    }
+}

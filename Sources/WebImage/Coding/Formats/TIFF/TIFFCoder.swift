@@ -1,0 +1,141 @@
+public import Foundation
+
+/// TIFF decoding over libtiff (`TIFFClientOpenExt` over the bytes in memory).
+///
+/// Everything libtiff's RGBA interface reads decodes: strips and tiles, 1–16-bit samples, grey,
+/// palette, RGB, CMYK, YCbCr, associated and unassociated alpha, and every compression the
+/// Debian build has (none, LZW, Deflate, PackBits, JPEG, CCITT, LZMA, ZSTD, WebP). Pages become
+/// frames: every full-resolution page (reduced-resolution previews are skipped), drawn at the
+/// top left of a canvas the size of the first page (larger pages are clipped, smaller ones
+/// leave the rest transparent), each shown for 100 ms. The `Orientation` tag is reported in
+/// ``Image/orientation`` and not applied, like EXIF orientation elsewhere. The pixel limit is
+/// checked against the pages' summed areas, from their tags, before any pixel buffer exists;
+/// libtiff's own buffers are capped too. libtiff's messages never reach stderr: errors become
+/// ``ImageDecodingError/corrupt(format:reason:)``, warnings swift-log debug messages.
+///
+/// ```swift
+/// let scan = try TIFFCoder().decode(data, options: .init(firstFrameOnly: true))
+/// print(scan.frameCount, scan.orientation)
+/// ```
+public struct TIFFCoder: ImageDecoding {
+    /// Pages read at most: a file with more is refused (each costs a directory parse).
+    public static let maxPages = 1_000
+
+    public init() {}
+
+    public func canDecode(_ format: ImageFormat) -> Bool { format == .tiff }
+
+    public func readHeader(_ data: Data) throws(ImageDecodingError) -> ImageHeader {
+        try Self.withFile(data, maxAllocation: 16 << 20) { file throws(ImageDecodingError) in
+            let pages = try Self.pages(file)
+            return Self.header(pages.map(\.page))
+        }
+    }
+
+    public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
+        // libtiff's own buffers (a whole-image strip at most) stay within the pixel budget.
+        let maxAllocation = min(max(options.maxPixelCount, 1 << 20), Int.max / 16) * 8
+        return try Self.withFile(data, maxAllocation: maxAllocation) { file throws(ImageDecodingError) in
+            let all = try Self.pages(file)
+            let header = Self.header(all.map(\.page))
+            let chosen = options.firstFrameOnly ? Array(all.prefix(1)) : all
+            let area = chosen.reduce(0) { sum, entry in
+                let (product, overflow) = entry.page.width.multipliedReportingOverflow(by: entry.page.height)
+                return overflow ? Int.max : (sum > Int.max - product ? Int.max : sum + product)
+            }
+            guard area <= options.maxPixelCount else {
+                throw .tooManyPixels(
+                    width: header.pixelWidth, height: header.pixelHeight, frames: chosen.count, limit: options.maxPixelCount)
+            }
+            let sizing = FrameSizing(width: header.pixelWidth, height: header.pixelHeight, options: options)
+            var frames: [ImageFrame] = []
+            for (index, page) in chosen {
+                try file.select(index)
+                let pixels = Self.canvas(try Self.pixels(file, page), page: page, width: header.pixelWidth, height: header.pixelHeight)
+                frames.append(ImageFrame(pixels: sizing.shrink(pixels), duration: .milliseconds(100)))
+            }
+            var image = Image.decoded(
+                format: .tiff, pixelWidth: sizing.targetWidth, pixelHeight: sizing.targetHeight, frames: frames,
+                frameCount: header.frameCount, loopCount: 0, scale: options.scale,
+                knownOpaque: !chosen.contains { $0.page.hasAlpha } && chosen.allSatisfy { $0.page.width >= header.pixelWidth && $0.page.height >= header.pixelHeight })
+            image.orientation = chosen[0].page.orientation
+            return image
+        }
+    }
+
+    /// The first page's colour model, bit depth, ICC profile and orientation (tags only).
+    static func properties(_ data: Data) throws(ImageDecodingError) -> ImageProperties {
+        try withFile(data, maxAllocation: 16 << 20) { file throws(ImageDecodingError) in
+            let pages = try Self.pages(file)
+            let page = pages[0].page
+            let alpha = page.hasAlpha
+            let model: ImageProperties.ColorModel = switch page.photometric {
+            case 0, 1: alpha ? .grayAlpha : .gray
+            case 3: .indexed
+            case 5: .cmyk
+            default: alpha ? .rgba : .rgb
+            }
+            return ImageProperties(
+                header: Self.header(pages.map(\.page)), colorModel: model, bitDepth: page.bitsPerSample,
+                hasICCProfile: page.hasICCProfile, orientation: page.orientation)
+        }
+    }
+
+    // MARK: - Internals
+
+    private static func withFile<T>(
+        _ data: Data, maxAllocation: Int, _ body: (TIFFFile) throws(ImageDecodingError) -> T
+    ) throws(ImageDecodingError) -> T {
+        guard !data.isEmpty else { throw .empty }
+        let result = data.withUnsafeBytes { bytes -> Result<T, ImageDecodingError> in
+            do throws(ImageDecodingError) {
+                return .success(try body(try TIFFFile(bytes, maxAllocation: maxAllocation)))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Every full-resolution page with its directory index, read from the tags only.
+    private static func pages(_ file: TIFFFile) throws(ImageDecodingError) -> [(index: Int, page: TIFFFile.Page)] {
+        var pages: [(index: Int, page: TIFFFile.Page)] = []
+        var index = 0
+        repeat {
+            guard index < maxPages else { throw .corrupt(format: .tiff, reason: "more than \(maxPages) pages") }
+            let page = try file.page()
+            if !page.isReduced || index == 0 { pages.append((index, page)) }
+            index += 1
+        } while file.nextDirectory()
+        return pages
+    }
+
+    private static func header(_ pages: [TIFFFile.Page]) -> ImageHeader {
+        ImageHeader(
+            format: .tiff, pixelWidth: pages[0].width, pixelHeight: pages[0].height, frameCount: pages.count,
+            hasAlpha: pages.contains { $0.hasAlpha } || pages.contains { $0.width < pages[0].width || $0.height < pages[0].height })
+    }
+
+    /// The current page as RGBA8 bytes, `page.width × page.height`.
+    private static func pixels(_ file: TIFFFile, _ page: TIFFFile.Page) throws(ImageDecodingError) -> [UInt8] {
+        let count = page.width * page.height * 4
+        // libtiff writes every pixel of a successful read; a failure throws the buffer away.
+        // Its packed ABGR words are R, G, B, A bytes in memory on little-endian machines.
+        var raster = [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
+        try raster.withUnsafeMutableBufferPointer { (buffer) throws(ImageDecodingError) in
+            try file.readRGBA(page, into: UnsafeMutableRawBufferPointer(buffer))
+        }
+        return raster
+    }
+
+    /// A page drawn at the top left of the `width × height` canvas (itself when the sizes agree).
+    private static func canvas(_ pixels: [UInt8], page: TIFFFile.Page, width: Int, height: Int) -> [UInt8] {
+        guard page.width != width || page.height != height else { return pixels }
+        var canvas = [UInt8](repeating: 0, count: width * height * 4)
+        let rowBytes = min(page.width, width) * 4
+        for y in 0..<min(page.height, height) {
+            canvas.replaceSubrange(y * width * 4..<y * width * 4 + rowBytes, with: pixels[(y * page.width * 4)..<(y * page.width * 4 + rowBytes)])
+        }
+        return canvas
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+/// Header parsers for the formats whose metadata sits in simple containers (JPEG markers, PNG
+/// chunks, GIF blocks, WebP RIFF chunks). Every read is bounds-checked; malformed structure
+/// leaves a field `nil`, never traps.
+extension ImageProperties {
+    mutating func readJPEG(_ data: Data) {
+        orientation = EXIFOrientation.read(fromJPEG: data)
+        hasICCProfile = false
+        data.withUnsafeBytes { raw in
+            let b = raw.bindMemory(to: UInt8.self)
+            var i = 2
+            while i + 4 <= b.count {
+                guard b[i] == 0xFF else { i += 1; continue }
+                let marker = b[i + 1]
+                if marker == 0xFF || marker == 0x01 || (0xD0...0xD8).contains(marker) { i += marker == 0xFF ? 1 : 2; continue }
+                if marker == 0xDA || marker == 0xD9 { return }
+                let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
+                let body = i + 4
+                if marker == 0xE2, length >= 14, body + 12 <= b.count,
+                   UnsafeBufferPointer(rebasing: b[body..<(body + 12)]).elementsEqual(Array("ICC_PROFILE".utf8) + [0]) {
+                    hasICCProfile = true
+                }
+                let isFrame = (0xC0...0xCF).contains(marker) && ![0xC4, 0xC8, 0xCC].contains(marker)
+                if isFrame, body + 6 <= b.count {
+                    bitDepth = Int(b[body])
+                    colorModel = switch b[body + 5] { case 1: .gray; case 4: .cmyk; default: .rgb }
+                }
+                i += 2 + max(length, 2)
+            }
+        }
+    }
+
+    mutating func readPNG(_ data: Data) {
+        orientation = EXIFOrientation.read(fromPNG: data)
+        hasICCProfile = false
+        data.withUnsafeBytes { raw in
+            let b = raw.bindMemory(to: UInt8.self)
+            guard b.count >= 29 else { return }
+            bitDepth = Int(b[24])
+            colorModel = switch b[25] { case 0: .gray; case 2: .rgb; case 3: .indexed; case 4: .grayAlpha; default: .rgba }
+            var offset = 8
+            while offset + 12 <= b.count {
+                let length = Int(b[offset]) << 24 | Int(b[offset + 1]) << 16 | Int(b[offset + 2]) << 8 | Int(b[offset + 3])
+                let type = String(decoding: UnsafeBufferPointer(rebasing: b[(offset + 4)..<(offset + 8)]), as: UTF8.self)
+                if type == "iCCP" { hasICCProfile = true }
+                if type == "acTL", offset + 16 <= b.count {  // APNG: num_frames, then num_plays
+                    loopCount = b[(offset + 12)..<(offset + 16)].reduce(0) { $0 << 8 | Int($1) }
+                }
+                if type == "IDAT" || type == "IEND" || length > b.count - offset - 12 { return }
+                offset += 12 + length
+            }
+        }
+    }
+
+    mutating func readGIF(_ data: Data) {
+        colorModel = .indexed
+        hasICCProfile = false
+        let head = [UInt8](data.prefix(64 << 10))
+        guard head.count >= 13 else { return }
+        bitDepth = head[10] & 0x80 != 0 ? Int(head[10] & 7) + 1 : 8
+        // The NETSCAPE2.0 loop extension: "NETSCAPE2.0", then a sub-block [3, 1, lo, hi].
+        let name = Array("NETSCAPE2.0".utf8)
+        if header.frameCount > 1 {
+            loopCount = 1
+            if head.count > name.count + 5, let at = (0...(head.count - name.count - 5)).first(where: { head[$0..<($0 + name.count)].elementsEqual(name) }),
+               head[at + name.count] == 3, head[at + name.count + 1] == 1 {
+                loopCount = Int(head[at + name.count + 2]) | Int(head[at + name.count + 3]) << 8
+            }
+        }
+    }
+
+    mutating func readWebP(_ data: Data) {
+        orientation = EXIFOrientation.read(fromWebP: data)
+        bitDepth = 8
+        colorModel = header.hasAlpha ? .rgba : .rgb
+        hasICCProfile = false
+        data.withUnsafeBytes { raw in
+            let b = raw.bindMemory(to: UInt8.self)
+            var offset = 12
+            while offset + 8 <= b.count {
+                let fourCC = String(decoding: UnsafeBufferPointer(rebasing: b[offset..<(offset + 4)]), as: UTF8.self)
+                let size = Int(b[offset + 4]) | Int(b[offset + 5]) << 8 | Int(b[offset + 6]) << 16 | Int(b[offset + 7]) << 24
+                if fourCC == "VP8X", offset + 9 <= b.count { hasICCProfile = b[offset + 8] & 0x20 != 0 }
+                if fourCC == "ANIM", offset + 14 <= b.count { loopCount = Int(b[offset + 12]) | Int(b[offset + 13]) << 8 }
+                guard size <= b.count - offset - 8, fourCC != "ANMF", fourCC != "VP8 ", fourCC != "VP8L" else { return }
+                offset += 8 + size + (size & 1)
+            }
+        }
+    }
+}

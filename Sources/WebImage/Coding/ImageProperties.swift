@@ -1,0 +1,58 @@
+public import Foundation
+
+/// What a file says about its pixels beyond size and frame count, read from headers only (no
+/// pixel decoding, so it works on images over the pixel limit): colour model, bit depth,
+/// embedded ICC profile, EXIF orientation and loop count. Fields a format does not state, or
+/// this reader does not parse, are `nil`.
+///
+/// ```swift
+/// let properties = ImageProperties.read(from: data)
+/// print(properties?.colorModel ?? .rgb, properties?.bitDepth ?? 8, properties?.hasICCProfile == true)
+/// ```
+public struct ImageProperties: Sendable, Equatable {
+    /// How the file stores colour (not what it decodes to: every image decodes to RGBA8).
+    public enum ColorModel: String, Sendable, Codable, CaseIterable {
+        case gray, grayAlpha = "gray-alpha", rgb, rgba, indexed, cmyk
+    }
+
+    public var header: ImageHeader
+    public var colorModel: ColorModel?
+    /// Bits per sample as stored (1–16; 8 for palette files' entries).
+    public var bitDepth: Int?
+    public var hasICCProfile: Bool?
+    /// EXIF orientation (or TIFF's / JPEG XL's own), 1–8.
+    public var orientation: Int
+    /// Animation plays (0 = forever); `nil` for stills and formats that do not say.
+    public var loopCount: Int?
+
+    public init(
+        header: ImageHeader, colorModel: ColorModel? = nil, bitDepth: Int? = nil, hasICCProfile: Bool? = nil,
+        orientation: Int = 1, loopCount: Int? = nil
+    ) {
+        self.header = header
+        self.colorModel = colorModel
+        self.bitDepth = bitDepth
+        self.hasICCProfile = hasICCProfile
+        self.orientation = orientation
+        self.loopCount = loopCount
+    }
+
+    /// Reads the header with `coders` and the format's metadata; throws what the header read throws.
+    public static func read(from data: Data, coders: ImageCoderRegistry = .default) throws(ImageDecodingError) -> ImageProperties {
+        let header = try coders.readHeader(data)
+        var properties = ImageProperties(header: header)
+        switch header.format {
+        case .jpeg: properties.readJPEG(data)
+        case .png, .apng:
+            properties.readPNG(data)
+            // A PNG whose animation is broken shows its still image: no loop count then.
+            if header.frameCount < 2 { properties.loopCount = nil }
+        case .gif: properties.readGIF(data)
+        case .webp: properties.readWebP(data)
+        case .tiff: if let tiff = try? TIFFCoder.properties(data) { properties = tiff }
+        case .jpegXL: if let jxl = try? JXLCoder.properties(data) { properties = jxl }
+        default: properties.colorModel = header.hasAlpha ? .rgba : .rgb
+        }
+        return properties
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+extension DownloadOperation {
+    /// Sends one HTTP request the way every request of this downloader goes — image and look-up
+    /// alike: cookies, the request modifier, events, the response modifier, stored cookies, and
+    /// the credentials answered to a `401` Basic challenge (the request's, else the downloader's).
+    func send(_ url: URL, headers: [HTTPField], timeout: Duration, maxBodySize: Int?) async throws -> DataTransfer {
+        try await send(url, headers: headers, timeout: timeout, maxBodySize: maxBodySize, credentials: nil)
+    }
+
+    private func send(
+        _ url: URL, headers: [HTTPField], timeout: Duration, maxBodySize: Int?, credentials: Credentials?
+    ) async throws -> DataTransfer {
+        var fields = headers
+        if let credentials { fields.append(HTTPField("Authorization", credentials.basicAuthorization)) }
+        if configuration.handlesCookies, let cookie = context.cookies.cookieHeader(for: url) { fields.append(HTTPField("Cookie", cookie)) }
+        var dataRequest = DataRequest(url: url, headers: fields, timeout: timeout, maxBodySize: maxBodySize)
+        if let modifier = configuration.requestModifier {
+            guard let modified = try await modifier(dataRequest) else { throw AttemptFailure(.requestRefused) }
+            dataRequest = modified
+        }
+        context.events.send(.started(url))
+        var transfer = try await context.loader.loadData(for: dataRequest)
+        if let modifier = configuration.responseModifier { transfer.response = try await modifier(transfer.response) }
+        let response = transfer.response
+        context.events.send(.responseReceived(url, response))
+        if configuration.handlesCookies {
+            context.cookies.store(setCookie: response.headers.filter { $0.name.lowercased() == "set-cookie" }.map(\.value), from: response.url)
+        }
+        if response.statusCode == 401, credentials == nil,
+           let answer = request.credentials ?? configuration.credentials,
+           response.value(forHeader: "WWW-Authenticate")?.lowercased().hasPrefix("basic") == true {
+            // The challenge's body is dropped unread (the loader closes or drains it).
+            return try await send(url, headers: headers, timeout: timeout, maxBodySize: maxBodySize, credentials: answer)
+        }
+        return transfer
+    }
+
+    /// One image attempt: the request's headers and validators, a resume from kept bytes, the
+    /// response judged (status, type, length) and the body streamed to the callers.
+    func attempt(_ timeout: Duration, at url: URL) async throws -> DownloadResult {
+        let resume = context.resumables.take(key)
+        var headers = Self.merge(configuration.headers, request.headers) + (request.validators?.headers ?? [])
+        if let resume {
+            headers.append(HTTPField("Range", "bytes=\(resume.data.count)-"))
+            headers.append(HTTPField("If-Range", resume.validator))
+        }
+        let transfer = try await send(url, headers: headers, timeout: timeout, maxBodySize: configuration.maxBodySize)
+        let response = transfer.response
+        if response.statusCode == 304 {
+            // An answer, not a failure: the caller's cached bytes are current.
+            if let resume { context.resumables.restore(resume, for: key) }
+            return DownloadResult(data: Data(), response: response)
+        }
+        var body = BodyAccumulator(limit: configuration.maxBodySize, key: key, ticket: ticket, context: context, url: url)
+        if response.statusCode == 206, let resume {
+            guard Self.rangeStart(response) == resume.data.count else {
+                throw AttemptFailure(.transport(underlying: RangeMismatch(expectedStart: resume.data.count)))
+            }
+            body.seed(resume.data, expectedTotal: resume.expectedLength ?? response.expectedContentLength.map { $0 + resume.data.count })
+        } else {
+            guard configuration.acceptableStatusCodes.contains(response.statusCode) else {
+                throw AttemptFailure(.badStatusCode(response.statusCode), retryAfter: response.value(forHeader: "Retry-After"))
+            }
+            body.expectedTotal = response.expectedContentLength
+        }
+        try checkContentType(response)
+        return try await body.collect(transfer.body, response: response)
+    }
+
+    private func checkContentType(_ response: DataResponse) throws(AttemptFailure) {
+        guard let acceptable = configuration.acceptableContentTypes else { return }
+        let type = response.value(forHeader: "Content-Type")?
+            .split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        guard acceptable.contains(type) else { throw AttemptFailure(.badContentType(type)) }
+    }
+
+    /// The downloader's headers, except those the request sets itself (a caller's `Accept`
+    /// replaces the default one rather than being sent beside it), then the request's.
+    static func merge(_ global: [HTTPField], _ own: [HTTPField]) -> [HTTPField] {
+        guard !own.isEmpty else { return global }
+        let names = Set(own.map { $0.name.lowercased() })
+        return global.filter { !names.contains($0.name.lowercased()) } + own
+    }
+
+    /// The first byte position of `Content-Range: bytes START-END/TOTAL`.
+    static func rangeStart(_ response: DataResponse) -> Int? {
+        guard let value = response.value(forHeader: "Content-Range"), value.lowercased().hasPrefix("bytes ") else { return nil }
+        return Int(value.dropFirst(6).prefix { $0.isNumber })
+    }
+}

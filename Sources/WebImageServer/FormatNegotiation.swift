@@ -1,0 +1,46 @@
+import WebImage
+
+/// `format=auto`: what the client accepts, then the source's family.
+///
+/// AVIF when `Accept` lists `image/avif`, else WebP when it lists `image/webp` (an animated
+/// source prefers WebP, which keeps the animation, over AVIF); otherwise JPEG for a JPEG
+/// source, PNG for a PNG, GIF for an animation, and for other sources PNG if they have alpha,
+/// else JPEG. Responses to `auto` carry `Vary: Accept`.
+enum FormatNegotiation {
+    /// What `Accept` allows of the modern formats, as part of the result key.
+    enum Preference: String, Sendable {
+        case avif, webp, none
+    }
+
+    static func preference(accept: String?) -> Preference {
+        guard let accept = accept?.lowercased() else { return .none }
+        let types = accept.split(separator: ",").compactMap { item -> String? in
+            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            // `q=0` means "not acceptable".
+            if parts.dropFirst().contains(where: { $0.replacingOccurrences(of: " ", with: "") == "q=0" }) { return nil }
+            return parts.first
+        }
+        if types.contains("image/avif") { return .avif }
+        if types.contains("image/webp") { return .webp }
+        return .none
+    }
+
+    static func outputFormat(_ requested: ImageParameters.Format, preference: Preference, source: ImageHeader) -> ImageFormat {
+        if let fixed = requested.imageFormat { return fixed }
+        let animated = source.frameCount > 1
+        switch preference {
+        case .avif where !animated: return .avif
+        case .avif, .webp: return .webp
+        case .none: break
+        }
+        if animated { return .gif }
+        switch source.format {
+        case .jpeg: return .jpeg
+        case .png: return .png
+        default: return source.hasAlpha ? .png : .jpeg
+        }
+    }
+
+    /// Whether `format` can hold an animation.
+    static func keepsAnimation(_ format: ImageFormat) -> Bool { format == .gif || format == .webp }
+}

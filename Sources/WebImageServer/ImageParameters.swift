@@ -1,0 +1,97 @@
+public import Foundation
+public import WebImage
+
+/// What one `/img` request asks for, parsed and checked in one place.
+///
+/// `url` (required, http or https), `w` and `h` (1 … the output limit), `fit` (`inside`, the
+/// default; `cover`; `fill`), `format` (`auto`, the default; `jpeg`, `png`, `webp`, `avif`,
+/// `gif`), `q` (1–100) and `process` (the `fetch --process` grammar). Unknown or repeated
+/// parameters are refused, so that one image has one URL (and one cache entry).
+///
+/// ```swift
+/// let parameters = try ImageParameters(query: [("url", "https://example.com/a.jpg"), ("w", "256")], maxSide: 8192)
+/// print(parameters.cacheKey)
+/// ```
+public struct ImageParameters: Sendable {
+    public enum Fit: String, Sendable, Hashable, CaseIterable {
+        /// Within `w` × `h`, aspect kept, never enlarged.
+        case inside
+        /// Covers `w` × `h`, aspect kept, the overflow cropped from the centre.
+        case cover
+        /// Exactly `w` × `h`, stretched.
+        case fill
+    }
+
+    /// `format=`: a fixed output format, or `auto` (negotiated from `Accept`).
+    public enum Format: String, Sendable, Hashable, CaseIterable {
+        case auto, jpeg, png, webp, avif, gif
+        var imageFormat: ImageFormat? { self == .auto ? nil : ImageFormat(rawValue: rawValue) }
+    }
+
+    public var url: URL
+    public var width: Int?
+    public var height: Int?
+    public var fit: Fit = .inside
+    public var format: Format = .auto
+    public var quality: Int?
+    public var process: String?
+    /// The parsed `process` steps.
+    public var processors: [any ImageProcessing] { (try? process.map(ImageProcessorSpec.parse)) ?? [] }
+
+    static let names: Set<String> = ["url", "w", "h", "fit", "format", "q", "process", "s"]
+
+    public init(query: [(String, String)], maxSide: Int) throws(ImageServerError) {
+        var seen: [String: String] = [:]
+        for (name, value) in query {
+            guard Self.names.contains(name) else { throw .badParameter("unknown parameter '\(name)'") }
+            guard seen[name] == nil else { throw .badParameter("'\(name)' is given more than once") }
+            seen[name] = value
+        }
+        guard let text = seen["url"], !text.isEmpty else { throw .badParameter("'url' is required") }
+        guard text.utf8.count <= 4096, let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty
+        else { throw ImageServerError(status: 400, code: "invalid_url", message: "'url' must be an absolute http or https URL") }
+        self.url = url
+        func side(_ name: String) throws(ImageServerError) -> Int? {
+            guard let value = seen[name] else { return nil }
+            guard let number = Int(value), number >= 1 else { throw .badParameter("'\(name)' must be a whole number of pixels from 1") }
+            guard number <= maxSide else { throw .badParameter("'\(name)' is over the output limit of \(maxSide) pixels") }
+            return number
+        }
+        width = try side("w")
+        height = try side("h")
+        if let value = seen["fit"] {
+            guard let fit = Fit(rawValue: value) else { throw .badParameter("'fit' must be inside, cover or fill") }
+            self.fit = fit
+            if fit != .inside, width == nil || height == nil { throw .badParameter("'fit=\(value)' needs both 'w' and 'h'") }
+        }
+        if let value = seen["format"] {
+            guard let format = Format(rawValue: value) else { throw .badParameter("'format' must be auto, jpeg, png, webp, avif or gif") }
+            self.format = format
+        }
+        if let value = seen["q"] {
+            guard let q = Int(value), (1...100).contains(q) else { throw .badParameter("'q' must be a whole number from 1 to 100") }
+            quality = q
+        }
+        if let spec = seen["process"] {
+            let steps: [any ImageProcessing]
+            do { steps = try ImageProcessorSpec.parse(spec) } catch { throw .badParameter("'process': \(error.description)") }
+            for case let resize as ImageProcessors.Resize in steps where max(resize.width, resize.height) > maxSide {
+                throw .badParameter("'process': \(resize.width)x\(resize.height) is over the output limit of \(maxSide) pixels")
+            }
+            process = spec
+        }
+    }
+
+    /// Every parameter that changes the result, in a fixed order, and the output format
+    /// negotiated for this request: the result cache's key.
+    public func cacheKey(negotiated: String) -> String {
+        var key = "url=\(url.absoluteString)"
+        if let width { key += "&w=\(width)" }
+        if let height { key += "&h=\(height)" }
+        key += "&fit=\(fit.rawValue)&format=\(format.rawValue):\(negotiated)"
+        if let quality { key += "&q=\(quality)" }
+        if let process { key += "&process=\(process)" }
+        return key
+    }
+}

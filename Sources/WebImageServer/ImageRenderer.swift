@@ -1,0 +1,86 @@
+import Foundation
+import WebImage
+
+/// Decode → process → encode for one request, timed per stage. Runs off the request's task
+/// (see ``ImageServer``); throws ``ImageServerError`` only.
+struct ImageRenderer: Sendable {
+    var parameters: ImageParameters
+    var processors: [any ImageProcessing]
+    var outputFormat: ImageFormat
+    var quality: Int
+    var maxPixels: Int
+    var maxSide: Int
+
+    struct Timings: Sendable {
+        var decode: Duration = .zero
+        var process: Duration = .zero
+        var encode: Duration = .zero
+    }
+
+    func render(_ source: Data, header: ImageHeader) throws(ImageServerError) -> (Data, Timings) {
+        var timings = Timings()
+        let clock = ContinuousClock()
+        let animated = header.frameCount > 1 && FormatNegotiation.keepsAnimation(outputFormat)
+        var options = ImageDecodingOptions(maxPixelCount: maxPixels, firstFrameOnly: !animated)
+        if processors.isEmpty { options.thumbnailMaxPixelSize = decodeSide(header) }
+        var start = clock.now
+        let decoded: Image
+        do { decoded = try ImageCoderRegistry.default.decode(source, options: options) } catch { throw ImageServerError(error) }
+        timings.decode = clock.now - start
+
+        start = clock.now
+        var steps = processors
+        if let resize = resize { steps.append(resize) }
+        var image: Image
+        do {
+            image = steps.isEmpty ? decoded.oriented() : try decoded.processed(by: steps, animated: animated)
+            // The output limit holds whatever the steps did (a rotation grows the canvas).
+            if max(image.pixelWidth, image.pixelHeight) > maxSide {
+                image = try image.processed(by: [ImageProcessors.Resize(width: maxSide, height: maxSide)], animated: animated)
+            }
+        } catch {
+            throw ImageServerError(status: 422, code: "unprocessable", message: error.description)
+        }
+        timings.process = clock.now - start
+
+        start = clock.now
+        let lossy = outputFormat == .jpeg || outputFormat == .webp || outputFormat == .avif
+        let data: Data
+        do {
+            data = try ImageCoderRegistry.default.encode(image, as: outputFormat, quality: lossy ? Double(quality) / 100 : 1)
+        } catch {
+            throw ImageServerError(status: 422, code: "unprocessable", message: "the image cannot be written as \(outputFormat)")
+        }
+        timings.encode = clock.now - start
+        return (data, timings)
+    }
+
+    /// The resize `w`, `h` and `fit` ask for: `inside` never enlarges; `cover` and `fill`
+    /// produce exactly `w` × `h`.
+    var resize: ImageProcessors.Resize? {
+        let width = parameters.width, height = parameters.height
+        guard width != nil || height != nil else { return nil }
+        switch parameters.fit {
+        case .inside: return .init(width: width ?? maxSide, height: height ?? maxSide, mode: .fit, upscale: false)
+        case .cover: return .init(width: width ?? maxSide, height: height ?? maxSide, mode: .fill, upscale: true)
+        case .fill: return .init(width: width ?? maxSide, height: height ?? maxSide, mode: .exact, upscale: true)
+        }
+    }
+
+    /// The longest side to decode at when only resizing: enough to cover the result in either
+    /// orientation (EXIF may turn the picture), never more than the source.
+    func decodeSide(_ header: ImageHeader) -> Int? {
+        guard let resize, header.pixelWidth > 0, header.pixelHeight > 0 else { return nil }
+        let w = Double(header.pixelWidth), h = Double(header.pixelHeight)
+        let tw = Double(resize.width), th = Double(resize.height)
+        func scale(_ sw: Double, _ sh: Double) -> Double {
+            switch parameters.fit {
+            case .inside: min(tw / sw, th / sh)
+            case .cover, .fill: max(tw / sw, th / sh)
+            }
+        }
+        let factor = max(scale(w, h), scale(h, w))
+        guard factor < 1 else { return nil }
+        return Int((max(w, h) * factor).rounded(.up)) + 1
+    }
+}

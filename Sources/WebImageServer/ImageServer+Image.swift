@@ -1,0 +1,166 @@
+import Crypto
+import Foundation
+import Hummingbird
+import Logging
+import WebImage
+
+extension ImageServer {
+    /// `GET /img`: check, look up, admit, fetch, render, answer. Every failure is an
+    /// ``ImageServerError`` answered as JSON.
+    func image(_ request: Request) async -> Response {
+        let clock = ContinuousClock(), start = clock.now
+        let response: Response
+        do {
+            response = try await render(request, start: start)
+        } catch {
+            response = errorResponse(error)
+        }
+        metrics.request(status: Int(response.status.code))
+        metrics.stage("total", clock.now - start)
+        return response
+    }
+
+    private func render(_ request: Request, start: ContinuousClock.Instant) async throws(ImageServerError) -> Response {
+        let clock = ContinuousClock()
+        if signer.isEnabled, !signer.verify(request.uri.description) {
+            throw ImageServerError(status: 403, code: "bad_signature", message: "the signature is missing or wrong")
+        }
+        let query = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
+        let parameters = try ImageParameters(query: query, maxSide: configuration.maxOutputSide)
+        let source = parameters.url.absoluteString
+        if !configuration.allowedSources.isEmpty, !configuration.allowedSources.contains(where: { source.hasPrefix($0) }) {
+            throw ImageServerError(status: 403, code: "source_not_allowed", message: "this source is not on the allowed list")
+        }
+        let preference = parameters.format == .auto ? FormatNegotiation.preference(accept: request.headers[.accept]) : .none
+        let key = parameters.cacheKey(negotiated: preference.rawValue)
+        var timing: [(String, Duration)] = []
+
+        if let (cached, layer) = await results.image(for: key) {
+            metrics.resultCache(layer.rawValue)
+            return imageResponse(cached, request: request, parameters: parameters, cache: "hit-\(layer.rawValue)", timing: [])
+        }
+        if results.isEnabled { metrics.resultCache("miss") }
+
+        guard let slot = await queue.enter(client: client(of: request)) else {
+            throw .busy
+        }
+        // From here the slot is held until the render task ends (or released on the way out).
+        var fetchStart = clock.now
+        let original: ImageDataResponse
+        do {
+            original = try await pipeline.data(for: ImageRequest(url: parameters.url).options([.queryMemoryData, .waitStoreCache]))
+        } catch {
+            slot.release()
+            if case .loadingFailed(.transport(let underlying)) = error, !(underlying is AddressRefusal) {
+                logger.info("source fetch failed", metadata: ["url": "\(source)", "error": "\(underlying)"])
+            }
+            throw ImageServerError(error)
+        }
+        if original.source == .network { metrics.bytesIn.increment(by: original.data.count) }
+        timing.append(("fetch", clock.now - fetchStart))
+        metrics.stage("fetch", clock.now - fetchStart)
+        if original.header.totalPixelCount > configuration.maxSourcePixels {
+            slot.release()
+            throw ImageServerError(ImageDecodingError.tooManyPixels(
+                width: original.header.pixelWidth, height: original.header.pixelHeight,
+                frames: original.header.frameCount, limit: configuration.maxSourcePixels))
+        }
+        let format = FormatNegotiation.outputFormat(parameters.format, preference: preference, source: original.header)
+        let etag = Self.etag(source: original.data, key: key, format: format)
+        if Self.matches(request.headers[.ifNoneMatch], etag) {
+            slot.release()
+            return notModified(etag: etag, parameters: parameters)
+        }
+
+        let renderer = ImageRenderer(
+            parameters: parameters, processors: parameters.processors, outputFormat: format,
+            quality: parameters.quality ?? configuration.defaultQuality,
+            maxPixels: configuration.maxSourcePixels, maxSide: configuration.maxOutputSide)
+        let data = original.data, header = original.header
+        let work = Task.detached { () -> Result<(Data, ImageRenderer.Timings), ImageServerError> in
+            defer { slot.release() }
+            do throws(ImageServerError) { return .success(try renderer.render(data, header: header)) } catch { return .failure(error) }
+        }
+        fetchStart = clock.now
+        guard let outcome = await Deadline.value(of: work, timeout: configuration.processingTimeout) else {
+            logger.warning("render timed out", metadata: ["url": "\(source)"])
+            throw .processingTimeout
+        }
+        let (encoded, timings) = try outcome.get()
+        for (stage, duration) in [("decode", timings.decode), ("process", timings.process), ("encode", timings.encode)] {
+            timing.append((stage, duration))
+            metrics.stage(stage, duration)
+        }
+        let rendered = RenderedImage(
+            data: encoded, contentType: format.mimeType, etag: etag,
+            expiresAt: Date.now.addingTimeInterval(TimeInterval(configuration.cacheMaxAge)))
+        results.store(rendered, for: key)
+        return imageResponse(rendered, request: request, parameters: parameters, cache: "miss", timing: timing)
+    }
+
+    private func imageResponse(
+        _ image: RenderedImage, request: Request, parameters: ImageParameters, cache: String, timing: [(String, Duration)]
+    ) -> Response {
+        if Self.matches(request.headers[.ifNoneMatch], image.etag) { return notModified(etag: image.etag, parameters: parameters) }
+        var headers = cachingHeaders(etag: image.etag, parameters: parameters)
+        headers[.contentType] = image.contentType
+        headers[.contentLength] = String(image.data.count)
+        headers[HTTPFields.Element.Name("X-Cache")!] = cache
+        if !timing.isEmpty {
+            headers[HTTPFields.Element.Name("Server-Timing")!] = timing.map { "\($0.0);dur=\(String(format: "%.1f", $0.1.milliseconds))" }.joined(separator: ", ")
+        }
+        metrics.bytesOut.increment(by: image.data.count)
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: image.data)))
+    }
+
+    private func notModified(etag: String, parameters: ImageParameters) -> Response {
+        Response(status: .notModified, headers: cachingHeaders(etag: etag, parameters: parameters))
+    }
+
+    private func cachingHeaders(etag: String, parameters: ImageParameters) -> HTTPFields {
+        var headers = HTTPFields()
+        headers[.cacheControl] = "public, max-age=\(configuration.cacheMaxAge)"
+        headers[.eTag] = etag
+        if parameters.format == .auto { headers[.vary] = "Accept" }
+        return headers
+    }
+
+    func errorResponse(_ error: ImageServerError) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        if error.status == 429 {
+            headers[.retryAfter] = "1"
+            headers[.cacheControl] = "no-store"
+        } else {
+            headers[.cacheControl] = "public, max-age=\(configuration.errorMaxAge)"
+        }
+        let body = error.json
+        headers[.contentLength] = String(body.count)
+        return Response(status: .init(code: error.status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// A strong validator: the source's bytes, every parameter and the output format.
+    static func etag(source: Data, key: String, format: ImageFormat) -> String {
+        var hasher = SHA256()
+        hasher.update(data: SHA256.hash(data: source).withUnsafeBytes { Data($0) })
+        hasher.update(data: Data("\n\(key)\n\(format.rawValue)".utf8))
+        let digest = hasher.finalize().prefix(16).map { String(format: "%02x", $0) }.joined()
+        return "\"\(digest)\""
+    }
+
+    /// `If-None-Match` with a list of tags, or `*`.
+    static func matches(_ header: String?, _ etag: String) -> Bool {
+        guard let header else { return false }
+        return header.split(separator: ",").contains { tag in
+            let tag = tag.trimmingCharacters(in: .whitespaces)
+            return tag == "*" || tag == etag || tag == "W/" + etag
+        }
+    }
+
+    /// The client, for the per-client limit: the first `X-Forwarded-For` address (set by the
+    /// proxy in front), else none.
+    private func client(of request: Request) -> String? {
+        guard configuration.maxRendersPerClient != nil else { return nil }
+        return request.headers[HTTPFields.Element.Name("X-Forwarded-For")!]?.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+public import Hummingbird
+public import Logging
+import Metrics
+public import Prometheus
+public import WebImage
+
+/// `webimage serve` as a library: `/img`, `/health`, `/ready` and `/metrics` routes to mount in
+/// any Hummingbird router.
+///
+/// ```swift
+/// var configuration = ImageServerConfiguration()
+/// configuration.signingKeys = [Data("secret".utf8)]
+/// let server = try ImageServer(configuration: configuration)
+/// let router = Router()
+/// router.add(middleware: AccessLogMiddleware(logger: logger))
+/// server.addRoutes(to: router)                       // or to router.group("media")
+/// let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 8080)))
+/// try await app.runService()
+/// ```
+public final class ImageServer: Sendable {
+    public let configuration: ImageServerConfiguration
+    /// Where `/metrics` reads from.
+    public let registry: PrometheusCollectorRegistry
+    /// The pipeline that fetches sources (guarded loader, source caches).
+    public let pipeline: ImagePipeline
+    let signer: URLSigner
+    let queue: RenderQueue
+    let results: ResultCache
+    let metrics: ServerMetrics
+    let logger: Logger
+
+    public init(configuration: ImageServerConfiguration, registry: PrometheusCollectorRegistry = .init(), logger: Logger = Logger(label: "webimage.server")) throws {
+        self.configuration = configuration
+        self.registry = registry
+        self.logger = logger
+        signer = URLSigner(keys: configuration.signingKeys)
+        queue = RenderQueue(
+            maxRunning: configuration.maxConcurrentRenders, maxWaiting: configuration.maxQueuedRenders,
+            maxPerClient: configuration.maxRendersPerClient)
+        results = try ResultCache(memoryBytes: configuration.resultMemoryBytes, directory: configuration.resultCacheDirectory)
+        metrics = ServerMetrics(factory: PrometheusMetricsFactory(registry: registry))
+        pipeline = try Self.makePipeline(configuration)
+        if !signer.isEnabled {
+            logger.warning("no signing key configured: /img accepts unsigned URLs (give --key or WEBIMAGE_KEY)")
+        }
+        if configuration.allowPrivateNetworks {
+            logger.warning("private networks allowed: sources may be fetched from loopback and internal addresses")
+        }
+    }
+
+    static func makePipeline(_ configuration: ImageServerConfiguration) throws -> ImagePipeline {
+        var download = ImageDownloaderConfiguration()
+        download.timeout = configuration.fetchTimeout
+        download.maxBodySize = configuration.maxSourceBytes
+        download.retryPolicy = .none
+        download.maxConcurrentDownloads = max(6, configuration.maxConcurrentRenders)
+        let loader = GuardedDataLoader(
+            resolver: configuration.resolver, allowPrivateNetworks: configuration.allowPrivateNetworks,
+            connector: configuration.connector ?? PinnedHTTPConnector(connectTimeout: configuration.fetchTimeout))
+        var decoding = ImageDecodingOptions.default
+        decoding.maxPixelCount = configuration.maxSourcePixels
+        return ImagePipeline(configuration: .init(
+            downloader: ImageDownloader(loader: loader, configuration: download),
+            memoryCache: nil,
+            memoryDataCache: configuration.sourceMemoryBytes > 0 ? MemoryDataCache(costLimit: configuration.sourceMemoryBytes) : nil,
+            dataCache: try configuration.sourceCacheDirectory.map { try DiskCache(directory: $0) },
+            decodingOptions: decoding))
+    }
+
+    /// Adds `GET img`, `health`, `ready` and `metrics` to `router` (a router or a group).
+    public func addRoutes<Methods: RouterMethods>(to router: Methods) {
+        router.get("img") { request, _ in await self.image(request) }
+        router.get("health") { _, _ in Self.text("ok\n", status: .ok) }
+        router.get("ready") { _, _ in
+            self.isReady ? Self.text("ready\n", status: .ok) : Self.text("busy\n", status: .serviceUnavailable)
+        }
+        router.get("metrics") { _, _ in self.metricsResponse() }
+    }
+
+    /// Whether a new render would be admitted now (`/ready`).
+    public var isReady: Bool { queue.acceptsWork }
+
+    func metricsResponse() -> Response {
+        metrics.queueDepth.record(queue.waiting)
+        metrics.running.record(queue.running)
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+    }
+
+    static func text(_ body: String, status: HTTPResponse.Status) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+}

@@ -1,0 +1,68 @@
+public import Foundation
+
+/// Everything `webimage serve` can be told: security, limits, caches and response headers.
+///
+/// Every field has a documented default (imgproxy's where it has one) and a `WEBIMAGE_*`
+/// environment variable in the command (see docs/DEPLOY.md).
+///
+/// ```swift
+/// var configuration = ImageServerConfiguration()
+/// configuration.signingKeys = [Data("secret".utf8)]
+/// configuration.allowedSources = ["https://images.example.com/"]
+/// let server = try ImageServer(configuration: configuration)
+/// server.addRoutes(to: router)
+/// ```
+public struct ImageServerConfiguration: Sendable {
+    /// HMAC-SHA256 keys; any of them verifies a signature (key rotation). Empty: signatures off.
+    public var signingKeys: [Data] = []
+    /// Source URL prefixes that may be fetched; empty allows any source.
+    public var allowedSources: [String] = []
+    /// Fetch from loopback, private, link-local, CGNAT, unique-local, multicast and unspecified
+    /// addresses too. Off by default (SSRF protection).
+    public var allowPrivateNetworks = false
+    /// Turns host names into addresses before they are checked and connected to. Tests map
+    /// their own names here; the default asks the system resolver.
+    public var resolver: any HostResolving = SystemHostResolver()
+    /// Sends each request to the address that passed the check; `nil` uses a
+    /// ``PinnedHTTPConnector``. Tests route every connection to loopback here.
+    public var connector: (any PinnedConnecting)? = nil
+
+    /// Largest source body, in bytes (50 MB).
+    public var maxSourceBytes = 50 * 1024 * 1024
+    /// Largest source, in pixels summed over all frames (50 MP).
+    public var maxSourcePixels = 50_000_000
+    /// Time allowed for fetching a source (5 s).
+    public var fetchTimeout: Duration = .seconds(5)
+    /// Time allowed for decoding, processing and encoding (10 s).
+    public var processingTimeout: Duration = .seconds(10)
+    /// Largest side of a result (and of `w`, `h`), in pixels (8192).
+    public var maxOutputSide = 8192
+
+    /// Requests fetched and rendered at once (twice the number of cores, as imgproxy's workers:
+    /// a slot is held from the source fetch to the end of the render).
+    public var maxConcurrentRenders = ProcessInfo.processInfo.activeProcessorCount * 2
+    /// Requests that may wait for a render slot; more get `429` with `Retry-After` (64).
+    public var maxQueuedRenders = 64
+    /// Renders one client (by `X-Forwarded-For`'s first address, else the peer) may run or wait
+    /// for at once; `nil` (the default) sets no per-client limit.
+    public var maxRendersPerClient: Int? = nil
+
+    /// `Cache-Control: public, max-age=` of images (one year, as imgproxy: results of one URL
+    /// only change when the source does, and the ETag follows the source).
+    public var cacheMaxAge: Int = 31_536_000
+    /// `max-age` of error responses (10 s); `429` is never cacheable.
+    public var errorMaxAge: Int = 10
+
+    /// Bytes of rendered images kept in memory (64 MB); 0 turns the memory result cache off.
+    public var resultMemoryBytes = 64 * 1024 * 1024
+    /// Directory of the disk result cache; `nil` (the default) keeps no results on disk.
+    public var resultCacheDirectory: URL? = nil
+    /// Directory of the source cache (originals, HTTP-aware); `nil` keeps sources in memory only.
+    public var sourceCacheDirectory: URL? = nil
+    /// Bytes of source images kept in memory (64 MB); 0 turns it off.
+    public var sourceMemoryBytes = 64 * 1024 * 1024
+    /// Quality of lossy output when `q` is not given (80).
+    public var defaultQuality = 80
+
+    public init() {}
+}

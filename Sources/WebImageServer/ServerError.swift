@@ -1,0 +1,94 @@
+import Foundation
+import WebImage
+
+/// Why `/img` did not answer with an image: a stable code, an HTTP status and a message fit to
+/// show to the caller (never an internal path or a stack).
+///
+/// | status | codes |
+/// |---|---|
+/// | 400 | `bad_parameter`, `invalid_url` |
+/// | 403 | `bad_signature`, `source_not_allowed`, `address_refused` |
+/// | 404 | `source_not_found` |
+/// | 413 | `source_too_large`, `too_many_pixels` |
+/// | 415 | `not_an_image` |
+/// | 422 | `undecodable`, `unprocessable` |
+/// | 429 | `busy` |
+/// | 502 | `source_error` |
+/// | 504 | `source_timeout`, `processing_timeout` |
+public struct ImageServerError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var status: Int
+    public var code: String
+    public var message: String
+
+    public init(status: Int, code: String, message: String) {
+        self.status = status
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(status) \(code): \(message)" }
+
+    static func badParameter(_ message: String) -> Self { .init(status: 400, code: "bad_parameter", message: message) }
+    static let busy = Self(status: 429, code: "busy", message: "too many images are being rendered; try again shortly")
+    static let processingTimeout = Self(status: 504, code: "processing_timeout", message: "rendering the image took too long")
+
+    /// The server's answer to a pipeline failure.
+    init(_ error: ImagePipelineError) {
+        switch error {
+        case .loadingFailed(let download): self.init(download)
+        case .decodingFailed(let decoding): self.init(decoding)
+        case .processingFailed(let processing):
+            self.init(status: 422, code: "unprocessable", message: processing.description)
+        case .notCached, .cancelled:
+            self.init(status: 502, code: "source_error", message: "the source could not be fetched")
+        }
+    }
+
+    init(_ error: ImageDownloadError) {
+        switch error {
+        case .badStatusCode(let code) where code == 404 || code == 410:
+            self.init(status: 404, code: "source_not_found", message: "the source answered \(code)")
+        case .badStatusCode(let code):
+            self.init(status: 502, code: "source_error", message: "the source answered \(code)")
+        case .tooLarge(let limit, _):
+            self.init(status: 413, code: "source_too_large", message: "the source is larger than \(limit) bytes")
+        case .timedOut:
+            self.init(status: 504, code: "source_timeout", message: "the source did not answer in time")
+        case .invalidURL:
+            self.init(status: 400, code: "invalid_url", message: "the source URL cannot be fetched")
+        case .transport(let underlying as AddressRefusal):
+            self.init(status: 403, code: "address_refused", message: underlying.description)
+        case .tooManyRedirects:
+            self.init(status: 502, code: "source_error", message: "the source redirected too often")
+        case .emptyBody:
+            self.init(status: 422, code: "undecodable", message: "the source is empty")
+        case .badContentType(let type):
+            self.init(status: 415, code: "not_an_image", message: "the source is \(type), not an image")
+        default:
+            // Transport details (addresses, library errors) stay in the log.
+            self.init(status: 502, code: "source_error", message: "the source could not be fetched")
+        }
+    }
+
+    init(_ error: ImageDecodingError) {
+        switch error {
+        case .unsupportedFormat(let format):
+            self.init(status: 415, code: "not_an_image", message: format.map { "\($0) sources are not supported" } ?? "the source is not an image")
+        case let .tooManyPixels(width, height, frames, limit):
+            self.init(status: 413, code: "too_many_pixels",
+                      message: "the source is \(width)×\(height)\(frames > 1 ? " × \(frames) frames" : ""), over the limit of \(limit) pixels")
+        case .empty:
+            self.init(status: 422, code: "undecodable", message: "the source is empty")
+        case .corrupt(let format, _), .refusedInStrictMode(let format, _, _):
+            self.init(status: 422, code: "undecodable", message: "the source is not a decodable \(format) image")
+        }
+    }
+
+    /// `{"error": CODE, "message": …}`.
+    var json: Data {
+        struct Body: Encodable { var error: String; var message: String }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(Body(error: code, message: message))) ?? Data("{\"error\":\"internal\"}".utf8)
+    }
+}

@@ -1,0 +1,134 @@
+import ConsoleKitTerminal
+import Foundation
+import WebImage
+
+/// One `webimage fetch`: reads the list a line at a time, keeps `concurrency` images loading,
+/// and records each outcome (summary, `--jsonl`, the output folder's manifest) as it comes.
+///
+/// Cancelling the task that runs ``execute()`` (Ctrl-C) stops reading the list and cancels the
+/// loads in flight; files are only ever renamed into place complete (``OutputFile``).
+struct FetchRun: Sendable {
+    var pipeline: ImagePipeline
+    var mode: FetchMode
+    var outputDirectory: URL
+    var concurrency: Int
+    var perHost: Int?
+    var nameTemplate: String?
+    var skipExisting: Bool
+    var jsonl: String?
+    var arguments: [String]
+    var input: String?
+    var shard: Shard?
+    var showProgress: Bool
+    /// `--report FILE`: the HTML contact sheet.
+    var report: String?
+
+    /// What one loaded (or failed) line came to.
+    struct Outcome: Sendable {
+        var line: Int
+        var raw: String
+        var result: Result<(FetchedImage, String), any Error>
+        var milliseconds: Double
+        /// The report's thumbnail (a data URI), made in the loading task.
+        var thumbnail: String?
+    }
+
+    func execute() async throws -> FetchSummary {
+        var source = try URLSource(arguments: arguments, input: input, shard: shard)
+        let writer = try jsonl.map { try JSONLinesWriter(path: $0) }
+        defer { writer?.close() }
+        let manifest = FetchManifest(directory: outputDirectory, resume: skipExisting)
+        defer { manifest.close() }
+        let names = OutputNames(template: nameTemplate)
+        let limiter = perHost.map { HostLimiter(limit: $0) }
+        let total = shard == nil ? URLSource.lineCount(input).map { $0 + arguments.count } : nil
+        let sheet = report.map { FetchReport(path: $0) }
+        let thumbnailSide = sheet == nil ? nil : FetchReport.thumbnailSide(expected: total)
+        let progress = showProgress ? Terminal().progressBar(title: "Fetching \(total.map { "\($0) lines of " } ?? "")images") : nil
+        progress?.start()
+        defer { progress.map { bar in if Task.isCancelled { bar.fail() } else { bar.succeed() } } }
+
+        var summary = FetchSummary()
+        let started = ContinuousClock.now
+        func note(_ record: FetchRecord, thumbnail: String? = nil) {
+            summary.record(record)
+            sheet?.add(record, thumbnail: thumbnail, at: (ContinuousClock.now - started).secondsValue)
+            try? writer?.write(record)
+            if let total, total > 0 { progress?.activity.currentProgress = Double(summary.lines) / Double(total) }
+        }
+        await withTaskGroup(of: Outcome.self) { group in
+            var running = 0
+            /// Starts loads until `concurrency` run; lines that need no load are recorded at once.
+            func fill() async {
+                while running < concurrency, !Task.isCancelled, let entry = source.next() {
+                    switch entry.kind {
+                    case .invalid(let reason):
+                        note(FetchRecord(line: entry.line, url: entry.raw, status: "invalid", error: reason))
+                    case .duplicate(let first):
+                        note(FetchRecord(line: entry.line, url: entry.raw, status: "duplicate", error: "the URL of line \(first), fetched once"))
+                    case .fetch(let url):
+                        if skipExisting, let kept = manifest.existing(entry.raw) {
+                            await names.reserve(kept.file)
+                            note(FetchRecord(line: entry.line, url: entry.raw, status: "skipped", file: kept.file, bytes: kept.bytes))
+                            continue
+                        }
+                        running += 1
+                        group.addTask { await load(url, entry: entry, names: names, limiter: limiter, thumbnailSide: thumbnailSide) }
+                    }
+                }
+            }
+            await fill()
+            for await outcome in group {
+                running -= 1
+                note(record(outcome, manifest: manifest), thumbnail: outcome.thumbnail)
+                await fill()
+            }
+        }
+        await pipeline.flushPendingStores()  // the disk cache's writes, before the process ends
+        summary.seconds = (ContinuousClock.now - started).secondsValue
+        summary.interrupted = Task.isCancelled
+        try sheet?.write(summary: summary)
+        return summary
+    }
+
+    private func load(_ url: URL, entry: URLSource.Entry, names: OutputNames, limiter: HostLimiter?, thumbnailSide: Int?) async -> Outcome {
+        let host = url.host ?? ""
+        await limiter?.acquire(host)
+        let started = ContinuousClock.now
+        let result: Result<(FetchedImage, String), any Error>
+        var thumbnail: String?
+        do {
+            let fetched = try await mode.fetch(ImageRequest(url: url, options: mode.options), pipeline: pipeline)
+            try Task.checkCancellation()
+            let name = await names.name(for: fetched.nameURL, format: fetched.format, index: entry.line)
+            try OutputFile.write(fetched.data, to: outputDirectory, name: name)
+            if let thumbnailSide { thumbnail = FetchReport.thumbnail(of: fetched.data, side: thumbnailSide) }
+            result = .success((fetched, name))
+        } catch {
+            result = .failure(error)
+        }
+        await limiter?.release(host)
+        return Outcome(
+            line: entry.line, raw: entry.raw, result: result,
+            milliseconds: (ContinuousClock.now - started).secondsValue * 1000, thumbnail: thumbnail)
+    }
+
+    private func record(_ outcome: Outcome, manifest: FetchManifest) -> FetchRecord {
+        var record = FetchRecord(line: outcome.line, url: outcome.raw, status: "ok", ms: (outcome.milliseconds * 10).rounded() / 10)
+        switch outcome.result {
+        case .success(let (fetched, name)):
+            manifest.record(url: outcome.raw, file: name, bytes: fetched.data.count)
+            record.file = name
+            record.format = fetched.format.fileExtension
+            record.width = fetched.width
+            record.height = fetched.height
+            record.bytes = fetched.data.count
+            record.source = fetched.sourceName
+        case .failure(let error):
+            let cancelled = error is CancellationError || (error as? ImagePipelineError) == .cancelled
+            record.status = cancelled ? "cancelled" : "failed"
+            record.error = "\(error)"
+        }
+        return record
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Mustache
+import WebImage
+
+/// `fetch --report FILE`: a contact sheet of every image written (thumbnail, format, pixel
+/// size, bytes, time, source), the failures with their errors, and SVG charts of throughput over
+/// time and of the time per image — one self-contained HTML file (``ReportTemplate``).
+///
+/// Thumbnails are at most 96 pixels (64 past 2,000 images), WebP at quality 50 as data URIs:
+/// about 1–2 KB each, so 10,000 images stay well under 20 MB.
+final class FetchReport {
+    struct Entry {
+        var file: String
+        var format: String
+        var width: Int
+        var height: Int
+        var size: String
+        var ms: String
+        var source: String
+        var thumbnail: String?
+    }
+
+    private var entries: [Entry] = []
+    /// Seconds since the start at which each image finished (for the throughput chart).
+    private var finishTimes: [Double] = []
+    private var times: [Double] = []
+    private let path: String
+
+    init(path: String) { self.path = path }
+
+    /// The thumbnail side for a run of about `expected` images.
+    static func thumbnailSide(expected: Int?) -> Int { (expected ?? 0) > 2000 ? 64 : 96 }
+
+    /// A small WebP of `data` as a data URI, or `nil` when it does not decode.
+    static func thumbnail(of data: Data, side: Int) -> String? {
+        let options = ImageDecodingOptions(firstFrameOnly: true, thumbnailMaxPixelSize: side)
+        guard let image = try? ImageCoderRegistry.default.decode(data, options: options),
+              let (webp, _) = try? ImageExport(maxSize: (side, side), format: .webp, lossyQuality: 0.5).export(image)
+        else { return nil }
+        return "data:image/webp;base64," + webp.base64EncodedString()
+    }
+
+    func add(_ record: FetchRecord, thumbnail: String?, at elapsed: Double) {
+        guard record.status == "ok" else { return }
+        entries.append(Entry(
+            file: record.file ?? "", format: record.format ?? "", width: record.width ?? 0, height: record.height ?? 0,
+            size: ByteCountFormatter.string(fromByteCount: Int64(record.bytes ?? 0), countStyle: .file),
+            ms: String(format: "%.0f", record.ms ?? 0), source: record.source ?? "", thumbnail: thumbnail))
+        finishTimes.append(elapsed)
+        times.append(record.ms ?? 0)
+    }
+
+    func write(summary: FetchSummary) throws {
+        let template = try MustacheTemplate(string: ReportTemplate.page)
+        let html = template.render(context(summary))
+        do { try Data(html.utf8).write(to: URL(fileURLWithPath: path)) } catch {
+            throw CLIError("cannot write the report \(path): \(error.localizedDescription)")
+        }
+    }
+
+    private func context(_ summary: FetchSummary) -> [String: Any] {
+        let seconds = max(summary.seconds, 0.001)
+        let (points, peak) = ReportCharts.throughput(finishTimes, seconds: seconds)
+        let side = Self.thumbnailSide(expected: entries.count)
+        let sections = stride(from: 0, to: entries.count, by: 500).map { start in
+            ["images": Array(entries[start..<min(start + 500, entries.count)])]
+        }
+        return [
+            "generated": ISO8601DateFormatter().string(from: Date()),
+            "seconds": String(format: "%.2f", summary.seconds), "rate": String(format: "%.1f", summary.imagesPerSecond),
+            "totalBytes": ByteCountFormatter.string(fromByteCount: Int64(summary.bytes), countStyle: .file),
+            "requested": summary.requested, "succeeded": summary.succeeded, "failed": summary.failed,
+            "skipped": summary.skipped, "duplicates": summary.duplicates, "fromNetwork": summary.fromNetwork,
+            "fromDisk": summary.fromDisk, "fromMemory": summary.fromMemory, "revalidated": summary.revalidated,
+            "throughputPoints": points, "throughputMax": String(format: "%.0f", peak),
+            "histogram": ReportCharts.histogram(times),
+            "hasFailures": !summary.failures.isEmpty,
+            "failures": summary.failures.map { ["line": $0.line.map(String.init) ?? "", "url": $0.url, "error": $0.error] },
+            "sections": sections, "cellWidth": side + 40, "thumbnailSide": side,
+        ]
+    }
+}
+
+/// The numbers behind the report's two SVG charts (640 × 180, plot area x 40–630, y 10–150).
+enum ReportCharts {
+    /// Images finished per second in up to 60 buckets over the run, as polyline points; and the peak rate.
+    static func throughput(_ finishTimes: [Double], seconds: Double) -> (String, Double) {
+        let buckets = max(1, min(60, Int(seconds.rounded(.up) * 4)))
+        let width = seconds / Double(buckets)
+        var counts = [Int](repeating: 0, count: buckets)
+        for time in finishTimes { counts[min(buckets - 1, max(0, Int(time / width)))] += 1 }
+        let rates = counts.map { Double($0) / width }
+        let peak = max(rates.max() ?? 0, 1)
+        let points = rates.enumerated().map { index, rate in
+            let x = 40 + 590 * (Double(index) + 0.5) / Double(buckets)
+            return String(format: "%.1f,%.1f", x, 150 - 140 * rate / peak)
+        }
+        return (points.joined(separator: " "), peak)
+    }
+
+    struct Bar {
+        var x: Int, y: Int, width: Int, height: Int, labelY: Int
+        var label: String
+        var count: Int
+    }
+
+    static let bounds: [(Double, String)] = [
+        (10, "<10ms"), (25, "<25ms"), (50, "<50ms"), (100, "<100ms"), (250, "<250ms"), (500, "<0.5s"),
+        (1000, "<1s"), (2500, "<2.5s"), (.infinity, "≥2.5s"),
+    ]
+
+    /// Counts of image times per bucket, as bars.
+    static func histogram(_ times: [Double]) -> [Bar] {
+        var counts = [Int](repeating: 0, count: bounds.count)
+        for time in times { counts[bounds.firstIndex { time < $0.0 } ?? bounds.count - 1] += 1 }
+        let top = max(counts.max() ?? 0, 1)
+        let slot = 590 / bounds.count
+        return counts.enumerated().map { index, count in
+            let height = Int(130 * Double(count) / Double(top))
+            return Bar(x: 44 + index * slot, y: 150 - height, width: slot - 8, height: height, labelY: max(20, 146 - height),
+                       label: bounds[index].1, count: count)
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import Metrics
+import Prometheus
+import ServiceLifecycle
+import WebImageServer
+
+/// `webimage serve`: the image proxy (GET /img, /health, /ready, /metrics).
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve resized images from other origins over HTTP (GET /img?url=…&w=…).",
+        discussion: """
+            GET /img?url=URL&w=&h=&fit=inside|cover|fill&format=auto|jpeg|png|webp|avif|gif&q=1-100&process=SPEC&s=SIG. \
+            Also /health, /ready and /metrics (Prometheus). Prints "listening on http://HOST:PORT" once ready; \
+            SIGTERM or SIGINT stop accepting, finish requests in flight and exit 0. Every flag has a WEBIMAGE_* \
+            environment variable (docs/DEPLOY.md).
+            """)
+
+    @OptionGroup var options: ServeOptions
+
+    func run() async throws {
+        let (host, port, shutdown, levelName, configuration) = try options.resolve()
+        guard let level = Logger.Level(rawValue: levelName) else { throw CLIError("unknown log level \(levelName)") }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        let logger = Logger(label: "webimage.serve")
+        let server = try ImageServer(configuration: configuration, registry: registry, logger: logger)
+        let router = Router()
+        router.add(middleware: AccessLogMiddleware(logger: Logger(label: "webimage.access")))
+        server.addRoutes(to: router)
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(host, port: port), serverName: "webimage"),
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? port
+                FileHandle.standardOutput.write(Data("listening on http://\(host):\(bound)\n".utf8))
+            },
+            logger: logger)
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        groupConfiguration.maximumGracefulShutdownDuration = shutdown
+        try await ServiceGroup(configuration: groupConfiguration).run()
+        logger.info("stopped")
+    }
+}

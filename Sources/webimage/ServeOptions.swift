@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import WebImageServer
+
+/// `webimage serve`'s flags. Each has a `WEBIMAGE_*` environment variable, used when the flag
+/// is absent (repeatable flags: comma-separated); the table is in docs/DEPLOY.md.
+struct ServeOptions: ParsableArguments {
+    @Option(help: "Address to listen on (WEBIMAGE_HOST; default 127.0.0.1).") var host: String?
+    @Option(help: "Port to listen on, 0 for any (WEBIMAGE_PORT; default 8080).") var port: Int?
+    @Option(name: .customLong("key"), help: "HMAC-SHA256 signing key; repeat to rotate (WEBIMAGE_KEY, comma-separated). None: signatures off.")
+    var keys: [String] = []
+    @Option(name: .customLong("allow-source"), help: "Only fetch URLs starting with this prefix; repeatable (WEBIMAGE_ALLOW_SOURCE).")
+    var allowSources: [String] = []
+    @Flag(help: "Also fetch from loopback, private and other internal addresses (WEBIMAGE_ALLOW_PRIVATE_NETWORKS=1).")
+    var allowPrivateNetworks = false
+    @Option(help: "Largest source body in bytes (WEBIMAGE_MAX_SOURCE_BYTES; default 52428800).") var maxSourceBytes: Int?
+    @Option(help: "Largest source in pixels over all frames (WEBIMAGE_MAX_SOURCE_PIXELS; default 50000000).") var maxSourcePixels: Int?
+    @Option(help: "Seconds allowed to fetch a source (WEBIMAGE_FETCH_TIMEOUT; default 5).") var fetchTimeout: Double?
+    @Option(help: "Seconds allowed to decode, process and encode (WEBIMAGE_PROCESSING_TIMEOUT; default 10).") var processingTimeout: Double?
+    @Option(help: "Largest side of a result in pixels (WEBIMAGE_MAX_OUTPUT_SIDE; default 8192).") var maxOutputSide: Int?
+    @Option(help: "Requests fetched and rendered at once (WEBIMAGE_CONCURRENCY; default: twice the number of cores).") var concurrency: Int?
+    @Option(help: "Requests waiting for a render before 429 (WEBIMAGE_QUEUE; default 64).") var queue: Int?
+    @Option(help: "Renders one client (X-Forwarded-For) may have running or waiting (WEBIMAGE_PER_CLIENT; default: no limit).")
+    var perClient: Int?
+    @Option(help: "Cache-Control max-age of images in seconds (WEBIMAGE_MAX_AGE; default 31536000).") var maxAge: Int?
+    @Option(help: "Cache-Control max-age of errors in seconds (WEBIMAGE_ERROR_MAX_AGE; default 10).") var errorMaxAge: Int?
+    @Option(help: "Memory for rendered images in MB, 0 = off (WEBIMAGE_RESULT_MEMORY_MB; default 64).") var resultMemoryMb: Int?
+    @Option(help: "Memory for source images in MB, 0 = off (WEBIMAGE_SOURCE_MEMORY_MB; default 64).") var sourceMemoryMb: Int?
+    @Option(help: "Disk caches: DIR/results and DIR/sources (WEBIMAGE_CACHE_DIR; default: none).") var cacheDir: String?
+    @Option(help: "Lossy quality when q is not given, 1-100 (WEBIMAGE_QUALITY; default 80).") var quality: Int?
+    @Option(help: "Seconds in-flight requests may take after SIGTERM (WEBIMAGE_SHUTDOWN_TIMEOUT; default 30).") var shutdownTimeout: Double?
+    @Option(help: "trace, debug, info, notice, warning, error or critical (WEBIMAGE_LOG_LEVEL; default info).") var logLevel: String?
+
+    /// The flag, else the environment variable, else `nil`.
+    static func value<T: LosslessStringConvertible>(_ flag: T?, _ variable: String, _ environment: [String: String]) throws -> T? {
+        if let flag { return flag }
+        guard let text = environment[variable], !text.isEmpty else { return nil }
+        guard let value = T(text) else { throw CLIError("\(variable)=\(text) is not a valid value") }
+        return value
+    }
+
+    static func list(_ flags: [String], _ variable: String, _ environment: [String: String]) -> [String] {
+        if !flags.isEmpty { return flags }
+        return (environment[variable] ?? "").split(separator: ",").map(String.init).filter { !$0.isEmpty }
+    }
+
+    static func seconds(_ value: Double) -> Duration { .milliseconds(Int((value * 1000).rounded())) }
+
+    /// The listening address and the server configuration.
+    func resolve(environment: [String: String] = ProcessInfo.processInfo.environment) throws
+        -> (host: String, port: Int, shutdown: Duration, logLevel: String, configuration: ImageServerConfiguration)
+    {
+        let env = environment
+        var c = ImageServerConfiguration()
+        c.signingKeys = Self.list(keys, "WEBIMAGE_KEY", env).map { Data($0.utf8) }
+        c.allowedSources = Self.list(allowSources, "WEBIMAGE_ALLOW_SOURCE", env)
+        c.allowPrivateNetworks = allowPrivateNetworks || ["1", "true", "yes"].contains(env["WEBIMAGE_ALLOW_PRIVATE_NETWORKS"]?.lowercased() ?? "")
+        if let v = try Self.value(maxSourceBytes, "WEBIMAGE_MAX_SOURCE_BYTES", env) { c.maxSourceBytes = v }
+        if let v = try Self.value(maxSourcePixels, "WEBIMAGE_MAX_SOURCE_PIXELS", env) { c.maxSourcePixels = v }
+        if let v = try Self.value(fetchTimeout, "WEBIMAGE_FETCH_TIMEOUT", env) { c.fetchTimeout = Self.seconds(v) }
+        if let v = try Self.value(processingTimeout, "WEBIMAGE_PROCESSING_TIMEOUT", env) { c.processingTimeout = Self.seconds(v) }
+        if let v = try Self.value(maxOutputSide, "WEBIMAGE_MAX_OUTPUT_SIDE", env) { c.maxOutputSide = v }
+        if let v = try Self.value(concurrency, "WEBIMAGE_CONCURRENCY", env) { c.maxConcurrentRenders = v }
+        if let v = try Self.value(queue, "WEBIMAGE_QUEUE", env) { c.maxQueuedRenders = v }
+        c.maxRendersPerClient = try Self.value(perClient, "WEBIMAGE_PER_CLIENT", env)
+        if let v = try Self.value(maxAge, "WEBIMAGE_MAX_AGE", env) { c.cacheMaxAge = v }
+        if let v = try Self.value(errorMaxAge, "WEBIMAGE_ERROR_MAX_AGE", env) { c.errorMaxAge = v }
+        if let v = try Self.value(resultMemoryMb, "WEBIMAGE_RESULT_MEMORY_MB", env) { c.resultMemoryBytes = v << 20 }
+        if let v = try Self.value(sourceMemoryMb, "WEBIMAGE_SOURCE_MEMORY_MB", env) { c.sourceMemoryBytes = v << 20 }
+        if let dir = try Self.value(cacheDir, "WEBIMAGE_CACHE_DIR", env) {
+            let base = URL(fileURLWithPath: dir, isDirectory: true)
+            c.resultCacheDirectory = base.appendingPathComponent("results", isDirectory: true)
+            c.sourceCacheDirectory = base.appendingPathComponent("sources", isDirectory: true)
+        }
+        if let v = try Self.value(quality, "WEBIMAGE_QUALITY", env) {
+            guard (1...100).contains(v) else { throw CLIError("the quality must be from 1 to 100") }
+            c.defaultQuality = v
+        }
+        let port = try Self.value(port, "WEBIMAGE_PORT", env) ?? 8080
+        guard (0...65535).contains(port) else { throw CLIError("the port must be from 0 to 65535") }
+        return (
+            try Self.value(host, "WEBIMAGE_HOST", env) ?? "127.0.0.1", port,
+            Self.seconds(try Self.value(shutdownTimeout, "WEBIMAGE_SHUTDOWN_TIMEOUT", env) ?? 30),
+            try Self.value(logLevel, "WEBIMAGE_LOG_LEVEL", env) ?? "info", c)
+    }
+}

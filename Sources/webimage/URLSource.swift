@@ -1,0 +1,145 @@
+import Foundation
+
+/// The URLs of one `fetch`, read one line at a time: arguments first, then the `--input` file
+/// or standard input. Never holds the list: 100,000 lines cost one read buffer plus the set of
+/// URLs already seen (for duplicates).
+///
+/// Each line becomes an ``Entry``: blank lines and `#` comments are skipped; a line that is not
+/// an `http`/`https` URL with a host is ``Entry/Kind/invalid``; a URL met before is
+/// ``Entry/Kind/duplicate`` (fetched once, reported again with the first one's line); with
+/// `--shard K/N`, URLs of other shards are dropped silently.
+struct URLSource {
+    struct Entry {
+        enum Kind {
+            case fetch(URL)
+            case invalid(reason: String)
+            case duplicate(ofLine: Int)
+        }
+
+        /// 1-based position in the input: arguments first, then the file's lines.
+        var line: Int
+        var raw: String
+        var kind: Kind
+    }
+
+    private var arguments: IndexingIterator<[String]>
+    private var reader: LineReader?
+    private var line = 0
+    /// Lines of the URLs met so far, by a 64-bit hash of the URL (16 bytes an entry rather than
+    /// the URL itself: 100,000 URLs cost about 3 MB; a false duplicate needs a 64-bit collision).
+    private var seen: [UInt64: Int] = [:]
+    let shard: Shard?
+
+    init(arguments: [String], input: String?, shard: Shard?) throws {
+        self.arguments = arguments.makeIterator()
+        self.shard = shard
+        guard let input else { return }
+        if input == "-" {
+            reader = LineReader(handle: .standardInput)
+        } else {
+            guard let handle = FileHandle(forReadingAtPath: input) else { throw CLIError("cannot read \(input): no such file or not readable") }
+            reader = LineReader(handle: handle)
+        }
+    }
+
+    /// The next entry, or `nil` at the end of the list.
+    mutating func next() -> Entry? {
+        while true {
+            let text: String
+            if let argument = arguments.next() {
+                text = argument
+            } else if let fromFile = reader?.nextLine() {
+                text = fromFile
+            } else {
+                return nil
+            }
+            line += 1
+            let raw = text.trimmingCharacters(in: .whitespaces)
+            if raw.isEmpty || raw.hasPrefix("#") { continue }
+            guard let url = URL(string: raw), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+                  let host = url.host, !host.isEmpty else {
+                return Entry(line: line, raw: raw, kind: .invalid(reason: "not an http(s) URL"))
+            }
+            if let shard, !shard.contains(raw) { continue }
+            let key = StableHash.of(raw)
+            if let first = seen[key] { return Entry(line: line, raw: raw, kind: .duplicate(ofLine: first)) }
+            seen[key] = line
+            return Entry(line: line, raw: raw, kind: .fetch(url))
+        }
+    }
+
+    /// Counts the lines of a regular `--input` file (for the progress bar); `nil` for standard input.
+    static func lineCount(_ input: String?) -> Int? {
+        guard let input, input != "-", let handle = FileHandle(forReadingAtPath: input) else { return nil }
+        var count = 0
+        while let chunk = try? handle.read(upToCount: 1 << 16), !chunk.isEmpty {
+            count += chunk.reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
+        }
+        return count
+    }
+}
+
+/// `--shard K/N`: this process takes the URLs whose stable hash modulo N is K − 1, so N
+/// processes (or hosts) given the same list split it without overlap or loss.
+struct Shard: Sendable {
+    var index: Int
+    var count: Int
+
+    /// Parses `K/N` with 1 ≤ K ≤ N.
+    init?(_ text: String) {
+        let parts = text.split(separator: "/")
+        guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, (1...n).contains(k) else { return nil }
+        index = k - 1
+        count = n
+    }
+
+    func contains(_ url: String) -> Bool { Int(StableHash.of(url) % UInt64(count)) == index }
+}
+
+/// FNV-1a, 64 bits, over the UTF-8 bytes: the same on every machine and in every run (Swift's
+/// `Hasher` is seeded per process), for shards and `{hash}` file names.
+enum StableHash {
+    static func of(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01B3
+        }
+        return hash
+    }
+
+    static func hex(_ text: String) -> String {
+        let value = String(of(text), radix: 16)
+        return String(repeating: "0", count: 16 - value.count) + value
+    }
+}
+
+/// Lines of a file handle, read 64 KB at a time (UTF-8; `\r\n` and `\n` endings).
+final class LineReader {
+    private let handle: FileHandle
+    private var buffer: [UInt8] = []
+    /// Where the next line starts in `buffer`; consumed bytes are dropped once per read.
+    private var position = 0
+    private var finished = false
+
+    init(handle: FileHandle) { self.handle = handle }
+
+    func nextLine() -> String? {
+        while true {
+            if let newline = buffer[position...].firstIndex(of: 0x0A) {
+                var end = newline
+                if end > position, buffer[end - 1] == 0x0D { end -= 1 }
+                defer { position = newline + 1 }
+                return String(decoding: buffer[position..<end], as: UTF8.self)
+            }
+            if finished {
+                guard position < buffer.count else { return nil }
+                defer { position = buffer.count }
+                return String(decoding: buffer[position...], as: UTF8.self)
+            }
+            buffer.removeFirst(position)
+            position = 0
+            if let chunk = try? handle.read(upToCount: 1 << 16), !chunk.isEmpty { buffer.append(contentsOf: chunk) } else { finished = true }
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+import WebImage
+import WebImageOrigin
+
+/// The retry policy as the server sees it: the gap between attempts, measured at the origin.
+@Suite("Retry backoff observed at the origin")
+struct RetryBackoffTests {
+    @Test(arguments: LoaderKind.allCases)
+    func aRetryAfterOfOneSecondIsHonoured(loader: LoaderKind) async throws {
+        try await withOrigin { origin in
+            let downloader = loader.downloader { $0.retryPolicy = RetryPolicy(maxRetries: 1, baseDelay: .milliseconds(10)) }
+            let result = try await downloader.download(origin.url("/flaky/small.jpg?fails=1&failStatus=503&retryAfter=1"))
+            #expect(result.data == SampleFiles.standard["small.jpg"])
+            let arrivals = origin.requests.filter { $0.path == "/flaky/small.jpg" }
+            #expect(arrivals.map(\.status) == [503, 200])
+            let gap = arrivals[1].arrivedAt - arrivals[0].arrivedAt
+            #expect(gap >= .seconds(1), "the retry came \(gap) after the 503")
+            #expect(gap < .seconds(10))
+        }
+    }
+
+    @Test func theExponentialBackoffSpacesAttemptsOut() async throws {
+        try await withOrigin { origin in
+            let downloader = LoaderKind.asyncHTTPClient.downloader {
+                $0.retryPolicy = RetryPolicy(maxRetries: 3, baseDelay: .milliseconds(200))
+            }
+            _ = try await downloader.download(origin.url("/flaky/small.jpg?fails=3&failStatus=500"))
+            let times = origin.requests.filter { $0.path == "/flaky/small.jpg" }.map(\.arrivedAt)
+            #expect(times.count == 4)
+            // 200 ms, 400 ms, 800 ms: each gap at least its delay.
+            for (index, minimum) in [200, 400, 800].enumerated() {
+                let gap = times[index + 1] - times[index]
+                #expect(gap >= .milliseconds(minimum), "gap \(index + 1) was \(gap)")
+            }
+        }
+    }
+}

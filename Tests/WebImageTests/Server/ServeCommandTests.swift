@@ -1,0 +1,101 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Testing
+import WebImage
+import WebImageOrigin
+
+/// `webimage serve` as a real process: flags and environment, signatures off warning, the
+/// access log, and graceful shutdown on SIGTERM.
+@Suite("webimage serve (process)")
+struct ServeCommandTests {
+    /// A running `webimage serve`; its first stdout line gives the port.
+    final class ServeProcess: @unchecked Sendable {  // `process` and the pipes are set once in init, then only read.
+        let process = Process()
+        let stdout = Pipe(), stderr = Pipe()
+        let port: Int
+
+        init(_ arguments: [String], environment: [String: String] = [:]) async throws {
+            process.executableURL = WebImageCommand.executable
+            process.arguments = ["serve", "--port", "0"] + arguments
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            process.standardOutput = stdout
+            process.standardError = stderr
+            try process.run()
+            let handle = stdout.fileHandleForReading
+            let line = await Task.detached {
+                var bytes = Data()
+                while !bytes.contains(0x0A) {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { break }
+                    bytes.append(chunk)
+                }
+                return String(decoding: bytes, as: UTF8.self)
+            }.value
+            guard let portText = line.split(separator: ":").last?.trimmingCharacters(in: .whitespacesAndNewlines), let port = Int(portText) else {
+                process.terminate()
+                throw CLIFailure(description: "no banner: \(line)")
+            }
+            self.port = port
+        }
+
+        func waitForExit() async -> (Int32, String) {
+            let process = self.process, stderr = self.stderr
+            return await Task.detached {
+                let log = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                return (process.terminationStatus, log)
+            }.value
+        }
+    }
+
+    struct CLIFailure: Error, CustomStringConvertible { var description: String }
+
+    static func get(_ url: String, client: HTTPClient) async throws -> (Int, Data) {
+        let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(60))
+        return (Int(response.status.code), Data(buffer: try await response.body.collect(upTo: 10 << 20)))
+    }
+
+    @Test func sigtermFinishesTheRequestInFlightAndExitsZero() async throws {
+        try await withOrigin { origin in
+            let serve = try await ServeProcess(
+                ["--allow-private-networks", "--fetch-timeout", "60"], environment: ["WEBIMAGE_LOG_LEVEL": "info"])
+            let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+            let source = ServerHarness.encode(origin.imageURL("photo.jpg", query: "delay=1500").absoluteString)
+            let inFlight = Task { try await Self.get("http://127.0.0.1:\(serve.port)/img?url=\(source)&w=50", client: client) }
+            #expect(await eventually(timeout: .seconds(20)) { origin.requestCount(path: "/images/photo.jpg") == 1 })
+            kill(serve.process.processIdentifier, SIGTERM)
+            let (status, body) = try await inFlight.value
+            #expect(status == 200)
+            #expect(try ImageCoderRegistry.default.decode(body).pixelWidth == 50)
+            let (exitCode, log) = await serve.waitForExit()
+            #expect(exitCode == 0, "\(log)")
+            #expect(log.contains("no signing key configured"), "the warning is logged at start")
+            #expect(log.contains("GET /img?url=") && log.contains("status=200"), "one access-log line per request: \(log)")
+            try await client.shutdown()
+        }
+    }
+
+    @Test func environmentVariablesConfigureTheServer() async throws {
+        try await withOrigin { origin in
+            let serve = try await ServeProcess([], environment: [
+                "WEBIMAGE_KEY": "k1,k2", "WEBIMAGE_ALLOW_PRIVATE_NETWORKS": "1", "WEBIMAGE_MAX_OUTPUT_SIDE": "100",
+                "WEBIMAGE_LOG_LEVEL": "warning", "WEBIMAGE_FETCH_TIMEOUT": "60",
+            ])
+            let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+            let source = ServerHarness.encode(origin.imageURL("photo.jpg").absoluteString)
+            let base = "http://127.0.0.1:\(serve.port)"
+            let unsigned = try await Self.get("\(base)/img?url=\(source)&w=50", client: client)
+            #expect(unsigned.0 == 403)
+            let signed = try await WebImageCommand.run(["sign", origin.imageURL("photo.jpg").absoluteString, "--width", "50"], environment: ["WEBIMAGE_KEY": "k2"])
+            #expect(try await Self.get(base + signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines), client: client).0 == 200)
+            let tooWide = try await WebImageCommand.run(["sign", origin.imageURL("photo.jpg").absoluteString, "--width", "150"], environment: ["WEBIMAGE_KEY": "k1"])
+            #expect(try await Self.get(base + tooWide.stdout.trimmingCharacters(in: .whitespacesAndNewlines), client: client).0 == 400)
+            kill(serve.process.processIdentifier, SIGTERM)
+            let (exitCode, log) = await serve.waitForExit()
+            #expect(exitCode == 0)
+            #expect(!log.contains("no signing key configured"))
+            try await client.shutdown()
+        }
+    }
+}
