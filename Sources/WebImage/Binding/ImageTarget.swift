@@ -46,6 +46,8 @@ public enum ImagePresentation: String, Sendable, Hashable {
 /// Names of the operation slots of a target: one running load per slot (SDWebImage's
 /// `sd_latestOperationKey`). A target may use several, e.g. an image and a background.
 public enum ImageOperationKey {
+    /// The main image of a target (the default).
     public static let image = "image"
+    /// A second, independent slot — SDWebImage's background image of a button.
     public static let background = "background"
 }

@@ -33,6 +33,7 @@ public struct ImageTargetOptions: OptionSet, Sendable, Hashable {
 /// view.setImage(with: request, transition: fade)
 /// ```
 public struct ImageTransition: Sendable {
+    /// Displays the final image on the target under the operation key.
     public let present: @MainActor @Sendable (any ImageTarget, Image, String) -> Void
     public init(_ present: @escaping @MainActor @Sendable (any ImageTarget, Image, String) -> Void) {
         self.present = present
