@@ -19,7 +19,6 @@ means WebImage is faster. Single-threaded on both sides; times are CPU time of t
 (the machine is shared with other builds, and wall-clock time there measures the scheduler).
 """
 import argparse
-import importlib.util
 import io
 import os
 import statistics
@@ -68,10 +67,10 @@ def picture(width, height, phase=0):
 
 
 def fixtures_module():
-    spec = importlib.util.spec_from_file_location("fixtures", os.path.join(ROOT, "scripts/make-coder-fixtures.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """The BMP writers of scripts/make-coder-fixtures.py."""
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    from coder_fixtures import bitmaps
+    return bitmaps
 
 
 def make_inputs(directory):

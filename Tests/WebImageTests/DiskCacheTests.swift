@@ -103,9 +103,10 @@ struct DiskCacheTests {
         let directory = temporaryDirectory()
         let cache = try DiskCache(directory: directory)
         for i in 0..<10 { try await cache.store(Data(repeating: 1, count: 100), for: "k\(i)") }
-        try await Task.sleep(for: .milliseconds(100))
+        // Margins for a loaded machine: the old entries are 1.5 s old, the recent one far younger than 1 s.
+        try await Task.sleep(for: .milliseconds(1500))
         try await cache.store(Data(repeating: 1, count: 100), for: "recent")
-        let aged = try DiskCache(directory: directory, configuration: .init(maxAge: .milliseconds(50)))
+        let aged = try DiskCache(directory: directory, configuration: .init(maxAge: .seconds(1)))
         let report = try aged.trim()
         #expect(report.expired == 10 && report.evicted == 0)
         try await cache.store(Data(repeating: 1, count: 100), for: "second")

@@ -31,7 +31,7 @@ struct ImageTaskTests {
             #expect(kinds.suffix(2) == ["final", "finished"])
             let previews = kinds.filter { $0 == "preview" }.count
             #expect(previews >= 2, "kinds: \(kinds)")
-            #expect(kinds.firstIndex(of: "preview")! < kinds.firstIndex(of: "final")!)
+            #expect((kinds.firstIndex(of: "preview") ?? .max) < (kinds.firstIndex(of: "final") ?? .min))
             let response = try await task.response
             #expect(response.image.pixelWidth == 800)
             // Previews are never cached: the memory cache holds the final image only.

@@ -4,7 +4,7 @@ import WebImage
 
 @Suite("webimage info on APNG, BMP, ICO and CUR files")
 struct InfoFormatsCLITests {
-    struct Info: Decodable { var format: String; var width, height, frames, bytes: Int; var loopCount: Int? }
+    struct Info: Decodable { var format: String; var width, height, frames, bytes: Int; var loopCount: Int?; var colorModel: String?; var bitDepth: Int? }
 
     @Test(arguments: [
         ("apng-rgba8.apng", "apng", 20, 14, 4, 3),
@@ -22,6 +22,11 @@ struct InfoFormatsCLITests {
         #expect(info.format == format && info.width == width && info.height == height)
         #expect(info.frames == frames && info.loopCount == loop)
         #expect(info.bytes == (try Data(contentsOf: URL(fileURLWithPath: path))).count)
+        let expected: [String: (String, Int)] = [
+            "apng-rgba8.apng": ("rgba", 8), "bmp-rle4.bmp": ("indexed", 4), "ico-png-and-bitmaps.ico": ("rgba", 8),
+            "cur-24bit-mask.cur": ("rgba", 8),
+        ]
+        if let (model, depth) = expected[file] { #expect(info.colorModel == model && info.bitDepth == depth) }
         let text = try await WebImageCommand.run(["info", path])
         #expect(text.stdout.contains("\(format) \(width)×\(height), \(frames) frame"))
         #expect(text.stdout.contains("loops forever") == (loop == 0))

@@ -107,6 +107,15 @@ struct LeniencyTests {
         Self.expectRefusedInStrictMode("lenient-gif-no-palette.gif", .paletteMismatch)
     }
 
+    @Test func thumbnailsAndFirstFramesKeepTheRepairs() throws {
+        let thumbnail = try Self.decode("lenient-jpeg-junk.jpg", .init(thumbnailMaxPixelSize: 10))
+        #expect(thumbnail.pixelWidth == 10 && thumbnail.repairs == .junkBytes)
+        let first = try Self.decode("lenient-gif-outside.gif", .init(firstFrameOnly: true))
+        #expect(first.frames.isEmpty && first.repairs.contains(.canvasMismatch))
+        let partial = try Self.decode("lenient-png-truncated.png", .init(thumbnailMaxPixelSize: 20))
+        #expect(partial.pixelWidth == 20 && partial.isPartial)
+    }
+
     @Test func repairNamesAreStable() {
         #expect(ImageRepairs([.truncated, .junkBytes, .missingTrailer]).names == ["truncated", "junk-bytes", "missing-trailer"])
         #expect(ImageDecodingError.refusedInStrictMode(format: .png, repairs: .truncated, reason: "x").description

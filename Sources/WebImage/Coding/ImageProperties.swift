@@ -51,6 +51,8 @@ public struct ImageProperties: Sendable, Equatable {
         case .webp: properties.readWebP(data)
         case .tiff: if let tiff = try? TIFFCoder.properties(data) { properties = tiff }
         case .jpegXL: if let jxl = try? JXLCoder.properties(data) { properties = jxl }
+        case .bmp: properties.readBMP(data)
+        case .ico: properties.readICO(data)
         default: properties.colorModel = header.hasAlpha ? .rgba : .rgb
         }
         return properties

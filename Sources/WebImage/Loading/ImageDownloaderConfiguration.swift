@@ -54,7 +54,7 @@ public struct ImageDownloaderConfiguration: Sendable {
 
     /// `Accept` lists the formats WebImage decodes, modern ones first; and a User-Agent.
     public static let defaultHeaders: [HTTPField] = [
-        HTTPField("Accept", "image/avif,image/webp,image/png,image/jpeg,image/gif,image/*;q=0.8,*/*;q=0.5"),
+        HTTPField("Accept", "image/avif,image/webp,image/jxl,image/apng,image/png,image/jpeg,image/gif,image/*;q=0.8,*/*;q=0.5"),
         HTTPField("User-Agent", "WebImage/0.1 (Swift; Linux)"),
     ]
 }

@@ -27,7 +27,7 @@ enum LoaderKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
 /// Polls `condition` until it holds or `timeout` passes; returns whether it held.
 @discardableResult
-func eventually(timeout: Duration = .seconds(5), _ condition: () async -> Bool) async -> Bool {
+func eventually(timeout: Duration = .seconds(15), _ condition: () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if await condition() { return true }

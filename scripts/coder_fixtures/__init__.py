@@ -1,0 +1,1 @@
+"""The fixture writers of scripts/make-coder-fixtures.py: APNG, and BMP with ICO/CUR."""
