@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "WebImage", targets: ["WebImage"]),
         .library(name: "WebImageOrigin", targets: ["WebImageOrigin"]),
+        .library(name: "WebImageTerminal", targets: ["WebImageTerminal"]),
         .library(name: "WebImageServer", targets: ["WebImageServer"]),
         .executable(name: "webimage", targets: ["webimage"]),
     ],
@@ -78,6 +79,9 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Pictures in the terminal (kitty, sixel, iTerm2, half-blocks) for `webimage show`; a
+        // library so the tests can decode what the encoders write.
+        .target(name: "WebImageTerminal", dependencies: ["WebImage"], swiftSettings: strict),
         // `webimage serve`: Hummingbird routes resizing images from other origins (issue 14).
         .target(
             name: "WebImageServer",
@@ -98,7 +102,7 @@ let package = Package(
         .executableTarget(
             name: "webimage",
             dependencies: [
-                "WebImage", "WebImageOrigin", "WebImageServer",
+                "WebImage", "WebImageOrigin", "WebImageServer", "WebImageTerminal",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -113,7 +117,7 @@ let package = Package(
         .testTarget(
             name: "WebImageTests",
             dependencies: [
-                "WebImage", "WebImageOrigin", "WebImageServer",
+                "WebImage", "WebImageOrigin", "WebImageServer", "WebImageTerminal",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),  // the disk cache tests damage the index
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
