@@ -55,7 +55,8 @@ struct TaskGraphTests {
             #expect(origin.requestCount(path: "/images/photo.jpg") == 1)
 
             // Now both leave: the download itself stops (the origin sees the connection drop).
-            let slow = origin.imageURL("landscape.jpg", query: "chunk=4096&stall=40")
+            // Slow enough (about 7 s) that a loaded machine still cancels it mid-body.
+            let slow = origin.imageURL("landscape.jpg", query: "chunk=4096&stall=200")
             let c = pipeline.imageTask(with: ImageRequest(url: slow))
             let d = pipeline.imageTask(with: ImageRequest(url: slow).thumbnail(maxPixelSize: 64))
             #expect(await eventually { origin.bytesSent(path: "/images/landscape.jpg") > 0 })
