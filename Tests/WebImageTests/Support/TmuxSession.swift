@@ -47,6 +47,16 @@ struct TmuxSession {
     /// through a file for the same reason (a pipe would stay open in the server).
     @discardableResult
     func tmux(_ arguments: [String], readOutput: Bool = true) async throws -> String {
+        // On a thread of its own: `waitpid` blocks, and the cooperative pool has two threads here.
+        let socket = self.socket
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try Self.run(socket: socket, arguments, readOutput: readOutput) })
+            }
+        }
+    }
+
+    private static func run(socket: String, _ arguments: [String], readOutput: Bool) throws -> String {
         let output = NSTemporaryDirectory() + "\(socket)-\(UUID().uuidString.prefix(8)).out"
         defer { try? FileManager.default.removeItem(atPath: output) }
         var actions = posix_spawn_file_actions_t()
