@@ -30,7 +30,7 @@ struct DownloaderResilienceTests {
         try await withOrigin { origin in
             // The first answer sends 20,000 bytes and then hangs: the attempt times out, and the
             // retry (which runs in a new task, the timed-out one being cancelled) resumes.
-            let downloader = loader.downloader(timeout: .seconds(2), retryingOnceAfter: .milliseconds(10))
+            let downloader = loader.downloader(timeout: .seconds(4), retryingOnceAfter: .milliseconds(10))
             let started = ContinuousClock.now
             let result: DownloadResult
             do { result = try await downloader.download(origin.url("/flaky/photo.jpg?fails=1&cut=20000&hang=10000")) } catch {
@@ -39,9 +39,9 @@ struct DownloaderResilienceTests {
             }
             #expect(result.data == SampleFiles.standard["photo.jpg"])
             // Not before the timeout: FoundationNetworking truncates its own interval to whole
-            // seconds (0.5 s fired at once) unless the loader rounds it up. (2 s: a head slower than 0.5 s
-            // under a loaded test run made the first attempt time out before any byte to resume.)
-            #expect(ContinuousClock.now - started >= .seconds(2))
+            // seconds (0.5 s fired at once) unless the loader rounds it up. (4 s: under a loaded test
+            // run the first 20,000 bytes took over 2 s, and the attempt timed out with nothing to resume.)
+            #expect(ContinuousClock.now - started >= .seconds(4))
             #expect(origin.requests.count == 2)
             #expect(origin.requests.last?.headers["range"] == "bytes=20000-")
             #expect(origin.requests.last?.status == 206)
