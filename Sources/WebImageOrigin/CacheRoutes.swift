@@ -101,11 +101,13 @@ public enum CacheSamples {
         let count = 1024 + Int(state % (63 * 1024))
         var bytes = [UInt8](repeating: 0, count: count)
         withUnsafeBytes(of: UInt64(truncatingIfNeeded: version).littleEndian) { bytes.replaceSubrange(0..<8, with: $0) }
-        for i in 8..<count {
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            bytes[i] = UInt8(truncatingIfNeeded: state)
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            for i in 8..<count {
+                state ^= state << 13
+                state ^= state >> 7
+                state ^= state << 17
+                buffer[i] = UInt8(truncatingIfNeeded: state)
+            }
         }
         return Data(bytes)
     }

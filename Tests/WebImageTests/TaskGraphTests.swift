@@ -67,17 +67,17 @@ struct TaskGraphTests {
         }
     }
 
-    /// A pipeline with one download slot, held by a blocker, and two tasks queued behind it:
-    /// thumb-1 at low priority, thumb-2 at normal.
-    func queuedBehindABlocker(_ origin: ImageOrigin) async throws -> (ImagePipeline, blocker: ImageTask, low: ImageTask, normal: ImageTask) {
+    /// A pipeline with one download slot and a suspended download queue, and two tasks waiting
+    /// in it: thumb-1 at low priority, thumb-2 at normal. Resuming the queue lets them go.
+    func queuedTwo(_ origin: ImageOrigin) async throws -> (ImagePipeline, low: ImageTask, normal: ImageTask) {
         let pipeline = try makeTestPipeline(cacheDirectory: nil) { $0.maxConcurrentDownloads = 1 }
-        let blocker = pipeline.imageTask(with: ImageRequest(url: origin.imageURL("landscape.jpg", query: "delay=600")))
-        #expect(await eventually { pipeline.configuration.downloader.activeDownloads == 1 })
+        let downloader = pipeline.configuration.downloader
+        downloader.suspend()
         let low = pipeline.imageTask(with: ImageRequest(url: origin.imageURL("thumb-1.jpg"), priority: .low))
-        #expect(await eventually { pipeline.configuration.downloader.queuedDownloads == 1 })
+        #expect(await eventually { downloader.queuedDownloads(at: .low) == 1 })
         let normal = pipeline.imageTask(with: ImageRequest(url: origin.imageURL("thumb-2.jpg"), priority: .normal))
-        #expect(await eventually { pipeline.configuration.downloader.queuedDownloads == 2 })
-        return (pipeline, blocker, low, normal)
+        #expect(await eventually { downloader.queuedDownloads(at: .normal) == 1 })
+        return (pipeline, low, normal)
     }
 
     /// Which of the two queued downloads the origin sees first shows the priority the shared work
@@ -85,19 +85,23 @@ struct TaskGraphTests {
     func arrivalOrder(
         lift: RequestPriority?, leave: Bool, origin: ImageOrigin
     ) async throws -> [String] {
-        let (pipeline, blocker, low, normal) = try await queuedBehindABlocker(origin)
+        let (pipeline, low, normal) = try await queuedTwo(origin)
+        let downloader = pipeline.configuration.downloader
         var joiner: ImageTask?
         if let lift {
             // A second caller of thumb-1 (another variant: it joins below the image stage).
             joiner = pipeline.imageTask(with: ImageRequest(url: origin.imageURL("thumb-1.jpg"), priority: lift).processed(by: [KeepLeft(fraction: 0.5)]))
-            try await Task.sleep(for: .milliseconds(100))
-            if leave { joiner?.cancel() }
+            #expect(await eventually { downloader.queuedDownloads(at: lift) == 1 })
+            if leave {
+                joiner?.cancel()
+                #expect(await eventually { downloader.queuedDownloads(at: .low) == 1 })
+            }
         }
-        _ = try await blocker.response
+        downloader.resume()
         _ = try await low.response
         _ = try await normal.response
         if let joiner, !leave { _ = try await joiner.response }
-        return origin.requests.map { String($0.path.split(separator: "/").last ?? "") }.filter { $0 != "landscape.jpg" }
+        return origin.requests.map { String($0.path.split(separator: "/").last ?? "") }
     }
 
     @Test func aJoiningSubscriberLiftsTheSharedDownload() async throws {
@@ -123,11 +127,14 @@ struct TaskGraphTests {
 
     @Test func changingATaskPriorityWhileQueuedReordersTheQueue() async throws {
         try await withOrigin { origin in
-            let (_, blocker, low, normal) = try await queuedBehindABlocker(origin)
+            let (pipeline, low, normal) = try await queuedTwo(origin)
+            let downloader = pipeline.configuration.downloader
             low.priority = .veryHigh
             #expect(low.priority == .veryHigh)
-            for task in [blocker, low, normal] { _ = try await task.response }
-            let order = origin.requests.map { String($0.path.split(separator: "/").last ?? "") }.filter { $0 != "landscape.jpg" }
+            #expect(await eventually { downloader.queuedDownloads(at: .veryHigh) == 1 })
+            downloader.resume()
+            for task in [low, normal] { _ = try await task.response }
+            let order = origin.requests.map { String($0.path.split(separator: "/").last ?? "") }
             #expect(order == ["thumb-1.jpg", "thumb-2.jpg"])
         }
     }

@@ -87,6 +87,8 @@ final class DownloadQueue: Sendable {
     var running: Int { state.withLock { $0.running } }
     /// Waiters now.
     var waitingCount: Int { state.withLock { $0.waitingCount } }
+    /// Waiters at `priority` now.
+    func waitingCount(at priority: RequestPriority) -> Int { state.withLock { $0.levels[priority.rawValue].count } }
 
     func setMaxConcurrent(_ value: Int) {
         resumeAll(state.withLock { $0.maxConcurrent = max(1, value); return admit(&$0) })

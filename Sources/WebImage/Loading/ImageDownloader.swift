@@ -106,6 +106,13 @@ public final class ImageDownloader: Sendable {
     public var activeDownloads: Int { queue.running }
     /// Downloads (and look-ups) waiting for a slot.
     public var queuedDownloads: Int { queue.waitingCount }
+    /// Downloads (and look-ups) waiting for a slot at `priority` now: a shared download waits at
+    /// its callers' highest priority, so a joining caller moves it.
+    ///
+    /// ```swift
+    /// let urgent = downloader.queuedDownloads(at: .veryHigh)
+    /// ```
+    public func queuedDownloads(at priority: RequestPriority) -> Int { queue.waitingCount(at: priority) }
 
     /// Changes the concurrency limit while running.
     public func setMaxConcurrentDownloads(_ value: Int) {

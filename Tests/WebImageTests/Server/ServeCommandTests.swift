@@ -26,7 +26,7 @@ extension ServerTests {
                 let handle = stdout.fileHandleForReading
                 // Blocking reads run on threads of their own: blocking one of the two cooperative
                 // threads would starve every other test.
-                let line = await Self.onThread {
+                let line = await offPool {
                     var bytes = Data()
                     while !bytes.contains(0x0A) {
                         let chunk = handle.availableData
@@ -44,17 +44,10 @@ extension ServerTests {
 
             func waitForExit() async -> (Int32, String) {
                 let process = self.process, stderr = self.stderr
-                return await Self.onThread {
+                return await offPool {
                     let log = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
                     process.waitUntilExit()
                     return (process.terminationStatus, log)
-                }
-            }
-
-            /// Runs blocking `work` on a new thread and returns its result.
-            static func onThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-                await withCheckedContinuation { continuation in
-                    Thread { continuation.resume(returning: work()) }.start()
                 }
             }
         }
