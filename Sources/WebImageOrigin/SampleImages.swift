@@ -88,6 +88,11 @@ public enum SampleImages {
         try WebPCoder().encode(animation(width: width, height: height, count: count), as: .webp, quality: 1)
     }
 
+    /// An animated PNG (APNG) of `count` frames.
+    public static func animatedPNG(width: Int, height: Int, count: Int = 4) throws -> Data {
+        try APNGCoder().encode(animation(width: width, height: height, count: count), as: .apng, quality: 1)
+    }
+
     /// The set the demo and the tests serve, by file name.
     public static func standardSet() throws -> [String: Data] {
         var set: [String: Data] = [:]
@@ -101,6 +106,7 @@ public enum SampleImages {
         set["photo.webp"] = try webp(width: 640, height: 480, seed: 8)
         set["badge.webp"] = try webp(width: 128, height: 128, seed: 9, alpha: true, quality: 1)
         set["bounce.webp"] = try animatedWebP(width: 120, height: 90, count: 5)
+        set["bounce.png"] = try animatedPNG(width: 120, height: 90, count: 5)
         set["photo.avif"] = try avif(width: 320, height: 240, seed: 10)
         set["photo.heic"] = try heic(width: 320, height: 240, seed: 11)
         for n in 1...12 { set["thumb-\(n).jpg"] = try jpeg(width: 160 + n * 8, height: 120, seed: UInt32(10 + n)) }

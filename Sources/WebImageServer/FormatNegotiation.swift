@@ -4,8 +4,9 @@ import WebImage
 ///
 /// AVIF when `Accept` lists `image/avif`, else WebP when it lists `image/webp` (an animated
 /// source prefers WebP, which keeps the animation, over AVIF); otherwise JPEG for a JPEG
-/// source, PNG for a PNG, GIF for an animation, and for other sources PNG if they have alpha,
-/// else JPEG. Responses to `auto` carry `Vary: Accept`.
+/// source, PNG for a PNG, APNG for an animated PNG (every current browser shows it, and it keeps
+/// full colour and alpha), GIF for other animations, and for other sources PNG if they have
+/// alpha, else JPEG. Responses to `auto` carry `Vary: Accept`.
 enum FormatNegotiation {
     /// What `Accept` allows of the modern formats, as part of the result key.
     enum Preference: String, Sendable {
@@ -33,7 +34,7 @@ enum FormatNegotiation {
         case .avif, .webp: return .webp
         case .none: break
         }
-        if animated { return .gif }
+        if animated { return source.format == .apng ? .apng : .gif }
         switch source.format {
         case .jpeg: return .jpeg
         case .png: return .png
@@ -42,5 +43,5 @@ enum FormatNegotiation {
     }
 
     /// Whether `format` can hold an animation.
-    static func keepsAnimation(_ format: ImageFormat) -> Bool { format == .gif || format == .webp }
+    static func keepsAnimation(_ format: ImageFormat) -> Bool { format == .gif || format == .webp || format == .apng }
 }

@@ -24,7 +24,7 @@ public struct ImageParameters: Sendable {
 
     /// `format=`: a fixed output format, or `auto` (negotiated from `Accept`).
     public enum Format: String, Sendable, Hashable, CaseIterable {
-        case auto, jpeg, png, webp, avif, gif
+        case auto, jpeg, png, webp, avif, gif, apng
         var imageFormat: ImageFormat? { self == .auto ? nil : ImageFormat(rawValue: rawValue) }
     }
 

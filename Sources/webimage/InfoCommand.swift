@@ -49,7 +49,7 @@ struct InfoCommand: AsyncParsableCommand {
             let header = properties.header
             var info = Info(
                 format: header.format.rawValue, width: header.pixelWidth, height: header.pixelHeight,
-                frames: header.frameCount, bytes: data.count, hasAlpha: header.hasAlpha, orientation: properties.orientation,
+                frames: header.frameCount, bytes: data.count, hasAlpha: header.hasAlpha, orientation: properties.orientation.rawValue,
                 decoded: false, loopCount: properties.loopCount, colorModel: properties.colorModel?.rawValue,
                 bitDepth: properties.bitDepth, iccProfile: properties.hasICCProfile)
             if decode {
@@ -77,7 +77,7 @@ struct InfoCommand: AsyncParsableCommand {
         var parts = ["\(info.format) \(info.width)×\(info.height)", "\(info.frames) frame\(info.frames == 1 ? "" : "s")", "\(info.bytes) bytes"]
         if let model = info.colorModel { parts.append(info.bitDepth.map { "\(model) \($0)-bit" } ?? model) }
         if info.iccProfile == true { parts.append("ICC profile") }
-        if info.orientation != 1 { parts.append("orientation \(info.orientation)") }
+        if info.orientation != 1 { parts.append("orientation \(info.orientation) (\(ImageOrientation(exifValue: info.orientation)))") }
         if let loops = info.loopCount { parts.append(loops == 0 ? "loops forever" : "plays \(loops)×") }
         if let repairs = info.repairs {
             parts.append(repairs.isEmpty ? "decodes cleanly" : "lenient decode (\(repairs.joined(separator: ", ")))")

@@ -30,18 +30,18 @@ struct BrandAndEXIFSniffingTests {
 
     @Test func pngEXIfOrientationIsReported() throws {
         let data = try CodecFixtures.data("exif-orientation6.png")
-        #expect(EXIFOrientation.read(fromPNG: data) == 6)
-        #expect(try ImageCoderRegistry.default.decode(data).orientation == 6)
-        #expect(EXIFOrientation.read(fromPNG: try CodecFixtures.data("lenient-png-clean.png")) == 1)
+        #expect(EXIFOrientation.read(fromPNG: data) == .right)
+        #expect(try ImageCoderRegistry.default.decode(data).orientation == .right)
+        #expect(EXIFOrientation.read(fromPNG: try CodecFixtures.data("lenient-png-clean.png")) == .up)
     }
 
     @Test func webpEXIFOrientationIsReported() throws {
         let data = try CodecFixtures.data("exif-orientation3.webp")
-        #expect(EXIFOrientation.read(fromWebP: data) == 3)
+        #expect(EXIFOrientation.read(fromWebP: data) == .down)
         let image = try ImageCoderRegistry.default.decode(data)
-        #expect(image.orientation == 3 && !image.isOpaque)
-        // Cut or damaged chunks give 1, never a trap.
+        #expect(image.orientation == .down && !image.isOpaque)
+        // Cut or damaged chunks give .up, never a trap.
         for length in stride(from: 0, to: data.count, by: 7) { _ = EXIFOrientation.read(fromWebP: data.prefix(length)) }
-        #expect(EXIFOrientation.read(fromWebP: data.prefix(30)) == 1)
+        #expect(EXIFOrientation.read(fromWebP: data.prefix(30)) == .up)
     }
 }

@@ -118,8 +118,14 @@ struct CoderTests {
     @Test func exifOrientationIsReported() throws {
         let jpeg = try SampleImages.jpeg(width: 16, height: 8)
         let image = try ImageCoderRegistry.default.decode(withOrientation(6, jpeg))
-        #expect(image.orientation == 6)
-        #expect(try ImageCoderRegistry.default.decode(jpeg).orientation == 1)
+        #expect(image.orientation == .right)
+        #expect(try ImageCoderRegistry.default.decode(jpeg).orientation == .up)
+        // A damaged tag (0, 9, 255) is "as stored", as browsers take it.
+        for damaged: UInt8 in [0, 9, 255] {
+            #expect(try ImageCoderRegistry.default.decode(withOrientation(damaged, jpeg)).orientation == .up)
+        }
+        #expect(ImageOrientation.allCases.map(\.rawValue) == Array(1...8))
+        #expect(ImageOrientation.allCases.filter(\.swapsWidthAndHeight) == [.leftMirrored, .right, .rightMirrored, .left])
     }
 }
 

@@ -11,7 +11,7 @@ struct HEIFTests {
         #expect(ImageFormat(sniffing: data) == .heic)
         let decoded = try ImageCoderRegistry.default.decode(data)
         #expect(decoded.format == .heic && decoded.pixelWidth == 320 && decoded.pixelHeight == 240)
-        #expect(decoded.isOpaque && decoded.orientation == 1 && decoded.frameCount == 1)
+        #expect(decoded.isOpaque && decoded.orientation == .up && decoded.frameCount == 1)
         #expect(psnr(decoded, source) >= 35)
         #expect(try HEIFCoder().readHeader(data) == ImageHeader(format: .heic, pixelWidth: 320, pixelHeight: 240, hasAlpha: false))
     }

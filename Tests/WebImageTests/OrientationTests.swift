@@ -28,9 +28,9 @@ struct OrientationTests {
     @Test(arguments: 1...8)
     func everyOrientationMovesPixelsToTheirDisplayedPlace(orientation: Int) {
         var image = Self.stored
-        image.orientation = orientation
+        image.orientation = ImageOrientation(exifValue: orientation)
         let upright = image.oriented()
-        #expect(upright.orientation == 1)
+        #expect(upright.orientation == .up)
         #expect(orientation >= 5 ? (upright.pixelWidth, upright.pixelHeight) == (2, 3) : (upright.pixelWidth, upright.pixelHeight) == (3, 2))
         for y in 0..<2 {
             for x in 0..<3 {

@@ -81,9 +81,9 @@ struct ProcessingTests {
 
     @Test func exifOrientationIsAppliedBeforeProcessing() throws {
         var sideways = SampleImages.pattern(width: 40, height: 30, seed: 4)
-        sideways.orientation = 6
+        sideways.orientation = .right
         let result = try sideways.processed(by: [.crop(x: 0, y: 0, width: 30, height: 40)])
-        #expect(result.orientation == 1 && result.pixels == sideways.oriented().pixels)
+        #expect(result.orientation == .up && result.pixels == sideways.oriented().pixels)
     }
 
     @Test func badParametersThrowTypedErrors() {
@@ -129,7 +129,7 @@ struct ProcessingTests {
 
     @Test func exportOrientsProcessesFitsAndEncodes() throws {
         var sideways = SampleImages.pattern(width: 80, height: 40, seed: 5)
-        sideways.orientation = 6
+        sideways.orientation = .right
         let export = ImageExport(maxSize: (30, 30), format: .png, processors: [.grayscale()])
         let (data, format) = try export.export(sideways)
         let written = try ImageCoderRegistry.default.decode(data)

@@ -31,8 +31,9 @@ public struct Image: Sendable {
     public var isOpaque: Bool
     /// Points-to-pixels scale, read from `@2x` / `@3x` in the key when the pipeline decodes.
     public var scale: Double
-    /// EXIF orientation (1–8) as stored in the file; 1 means "as stored".
-    public var orientation: Int
+    /// Which way the picture is meant to be seen (EXIF orientation as stored in the file);
+    /// ``ImageOrientation/up`` means "as stored".
+    public var orientation: ImageOrientation
     /// Number of frames in the source (1 for still images).
     public var frameCount: Int
     /// The decoded animation frames, composited, first frame first; empty for still images.
@@ -59,7 +60,7 @@ public struct Image: Sendable {
         pixels: [UInt8],
         isOpaque: Bool,
         scale: Double = 1,
-        orientation: Int = 1,
+        orientation: ImageOrientation = .up,
         frameCount: Int = 1
     ) {
         self.format = format

@@ -20,14 +20,14 @@ public struct ImageProperties: Sendable, Equatable {
     /// Bits per sample as stored (1–16; 8 for palette files' entries).
     public var bitDepth: Int?
     public var hasICCProfile: Bool?
-    /// EXIF orientation (or TIFF's / JPEG XL's own), 1–8.
-    public var orientation: Int
+    /// EXIF orientation (or TIFF's / JPEG XL's own).
+    public var orientation: ImageOrientation
     /// Animation plays (0 = forever); `nil` for stills and formats that do not say.
     public var loopCount: Int?
 
     public init(
         header: ImageHeader, colorModel: ColorModel? = nil, bitDepth: Int? = nil, hasICCProfile: Bool? = nil,
-        orientation: Int = 1, loopCount: Int? = nil
+        orientation: ImageOrientation = .up, loopCount: Int? = nil
     ) {
         self.header = header
         self.colorModel = colorModel

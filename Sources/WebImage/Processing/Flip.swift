@@ -22,7 +22,7 @@ extension ImageProcessors {
         public func process(_ image: Image) throws(ImageProcessingError) -> Image {
             try checkInput(image)
             // EXIF orientations 2 and 4 are exactly these mirrors.
-            return image.reoriented(axis == .horizontal ? 2 : 4)
+            return image.reoriented(axis == .horizontal ? .upMirrored : .downMirrored)
         }
     }
 }
@@ -37,9 +37,9 @@ extension ImageProcessing where Self == ImageProcessors.Flip {
 }
 
 extension Image {
-    /// The still image moved as EXIF `orientation` describes (2–8), whatever ``orientation`` says.
-    func reoriented(_ orientation: Int) -> Image {
-        let swapsSides = orientation >= 5
+    /// The still image moved as `orientation` describes, whatever ``orientation`` says.
+    func reoriented(_ orientation: ImageOrientation) -> Image {
+        let swapsSides = orientation.swapsWidthAndHeight
         let pixels = Self.reorient(pixels, bytesPerRow: bytesPerRow, width: pixelWidth, height: pixelHeight, orientation: orientation)
         return replacing(
             pixels: pixels, width: swapsSides ? pixelHeight : pixelWidth, height: swapsSides ? pixelWidth : pixelHeight,

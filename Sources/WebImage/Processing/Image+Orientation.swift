@@ -1,6 +1,6 @@
 extension Image {
     /// The pixels turned the way the EXIF ``orientation`` says the picture is meant to be seen,
-    /// with ``orientation`` 1. Images already at 1 are returned unchanged.
+    /// with ``orientation`` ``ImageOrientation/up``. Images already up are returned unchanged.
     ///
     /// Decoders report orientation without applying it (see ``Image``); apply it before writing a
     /// file that will not carry the EXIF tag, such as a re-encoded thumbnail.
@@ -9,8 +9,8 @@ extension Image {
     /// let upright = try ImageCoderRegistry.default.decode(photo).oriented()
     /// ```
     public func oriented() -> Image {
-        guard (2...8).contains(orientation) else { return self }
-        let swapsSides = orientation >= 5
+        guard orientation != .up else { return self }
+        let swapsSides = orientation.swapsWidthAndHeight
         let width = swapsSides ? pixelHeight : pixelWidth, height = swapsSides ? pixelWidth : pixelHeight
         var result = self
         result.pixels = Self.reorient(pixels, bytesPerRow: bytesPerRow, width: pixelWidth, height: pixelHeight, orientation: orientation)
@@ -23,7 +23,7 @@ extension Image {
         result.pixelWidth = width
         result.pixelHeight = height
         result.bytesPerRow = width * 4
-        result.orientation = 1
+        result.orientation = .up
         return result
     }
 
@@ -31,21 +31,21 @@ extension Image {
     /// Each EXIF orientation is a flip and/or a quarter turn, so every output row reads stored
     /// pixels along one line: a start and a step, whole 4-byte pixels at a time.
     static func reorient(
-        _ pixels: [UInt8], bytesPerRow: Int, width w: Int, height h: Int, orientation: Int
+        _ pixels: [UInt8], bytesPerRow: Int, width w: Int, height h: Int, orientation: ImageOrientation
     ) -> [UInt8] {
-        let swapsSides = orientation >= 5
+        let swapsSides = orientation.swapsWidthAndHeight
         let outWidth = swapsSides ? h : w, outHeight = swapsSides ? w : h
         let row = bytesPerRow, px = 4
         // Stored byte offset of displayed (0, dy) = start + dy * rowStep; along the row, + step.
         let (start, step, rowStep): (Int, Int, Int) = switch orientation {
-        case 2: ((w - 1) * px, -px, row)
-        case 3: ((h - 1) * row + (w - 1) * px, -px, -row)
-        case 4: ((h - 1) * row, px, -row)
-        case 5: (0, row, px)
-        case 6: ((h - 1) * row, -row, px)
-        case 7: ((h - 1) * row + (w - 1) * px, -row, -px)
-        case 8: ((w - 1) * px, row, -px)
-        default: (0, px, row)
+        case .upMirrored: ((w - 1) * px, -px, row)
+        case .down: ((h - 1) * row + (w - 1) * px, -px, -row)
+        case .downMirrored: ((h - 1) * row, px, -row)
+        case .leftMirrored: (0, row, px)
+        case .right: ((h - 1) * row, -row, px)
+        case .rightMirrored: ((h - 1) * row + (w - 1) * px, -row, -px)
+        case .left: ((w - 1) * px, row, -px)
+        case .up: (0, px, row)
         }
         // Every output byte is written below, so the buffer starts uninitialised (no zero-fill pass),
         // and rows that keep their pixel order (a vertical flip) are copied whole.

@@ -39,9 +39,9 @@ extension ImageProcessors {
             guard degrees.isFinite else { throw .invalidParameter(processor: identifier, reason: "the angle must be finite") }
             switch quarterTurns {
             case 0: return image.replacing(pixels: image.packedPixels, width: image.pixelWidth, height: image.pixelHeight, isOpaque: image.isOpaque)
-            case 1: return image.reoriented(6)  // EXIF 6: stored picture turned 90° clockwise
-            case 2: return image.reoriented(3)
-            case 3: return image.reoriented(8)
+            case 1: return image.reoriented(.right)  // the stored picture turned 90° clockwise
+            case 2: return image.reoriented(.down)
+            case 3: return image.reoriented(.left)
             default: break
             }
             let turn = AffineRotation(width: image.pixelWidth, height: image.pixelHeight, degrees: degrees)

@@ -98,6 +98,13 @@ extension ServerTests {
                 #expect(gif.format == .gif && gif.frames.count == 6 && gif.pixelWidth == 48)
                 let webp = try Self.decode(try await harness.image("spinner.gif", [("w", "48")], headers: [("Accept", "image/avif,image/webp")]))
                 #expect(webp.format == .webp && webp.frames.count == 6, "an animated source prefers WebP over AVIF")
+                // An animated PNG stays one without a modern format accepted (not a 256-colour GIF).
+                let apng = try await harness.image("bounce.png", [("w", "60")])
+                #expect(apng.header("content-type") == "image/apng")
+                let apngImage = try Self.decode(apng)
+                #expect(apngImage.format == .apng && apngImage.frames.count == 5 && apngImage.pixelWidth == 60)
+                let asked = try Self.decode(try await harness.image("spinner.gif", [("w", "48"), ("format", "apng")]))
+                #expect(asked.format == .apng && asked.frames.count == 6)
                 let still = try Self.decode(try await harness.image("bounce.webp", [("format", "png")]))
                 #expect(still.format == .png && still.frames.count <= 1)
             }

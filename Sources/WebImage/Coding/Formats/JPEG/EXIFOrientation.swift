@@ -2,10 +2,10 @@ public import Foundation
 
 /// Reads the EXIF orientation tag (0x0112) from a JPEG's APP1 segment.
 ///
-/// Only the marker segments before the first scan are read; any malformed structure yields 1
-/// ("as stored"), never an error: orientation is advisory.
+/// Only the marker segments before the first scan are read; any malformed structure yields
+/// ``ImageOrientation/up`` ("as stored"), never an error: orientation is advisory.
 public enum EXIFOrientation {
-    public static func read(fromJPEG data: Data) -> Int {
+    public static func read(fromJPEG data: Data) -> ImageOrientation {
         let bytes = [UInt8](data.prefix(65_536 + 4))
         var i = 2
         while i + 4 <= bytes.count, bytes[i] == 0xFF {
@@ -14,11 +14,11 @@ public enum EXIFOrientation {
             if marker == 0xDA || length < 2 { break }  // start of scan
             if marker == 0xE1, i + 2 + length <= bytes.count {
                 let segment = Array(bytes[(i + 4)..<(i + 2 + length)])
-                if let value = orientation(inEXIF: segment) { return value }
+                if let value = orientation(inEXIF: segment) { return ImageOrientation(exifValue: value) }
             }
             i += 2 + length
         }
-        return 1
+        return .up
     }
 
     private static func orientation(inEXIF s: [UInt8]) -> Int? {

@@ -86,7 +86,7 @@ public struct JXLCoder: ImageDecoding {
     struct Scan {
         var header: ImageHeader
         var hasAlpha: Bool
-        var orientation: Int
+        var orientation: ImageOrientation
         var loopCount: Int
         var ticksPerSecond: (numerator: Int, denominator: Int)
         var bitsPerSample = 8
@@ -133,7 +133,7 @@ public struct JXLCoder: ImageDecoding {
                 format: .jpegXL, pixelWidth: Int(info.xsize), pixelHeight: Int(info.ysize), frameCount: frames,
                 hasAlpha: info.alpha_bits > 0),
             hasAlpha: info.alpha_bits > 0,
-            orientation: (1...8).contains(Int(info.orientation.rawValue)) ? Int(info.orientation.rawValue) : 1,
+            orientation: ImageOrientation(exifValue: Int(info.orientation.rawValue)),
             loopCount: animated ? Int(info.animation.num_loops) : 0,
             ticksPerSecond: animated ? (Int(info.animation.tps_numerator), Int(info.animation.tps_denominator)) : (0, 1))
         scan.bitsPerSample = Int(info.bits_per_sample)

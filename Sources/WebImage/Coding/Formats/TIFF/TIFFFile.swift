@@ -26,7 +26,7 @@ final class TIFFFile {
     struct Page {
         var width: Int
         var height: Int
-        var orientation: Int
+        var orientation: ImageOrientation
         var bitsPerSample: Int
         var samplesPerPixel: Int
         var photometric: Int
@@ -106,7 +106,7 @@ final class TIFFFile {
         var icc: UnsafeMutableRawPointer?
         let hasICC = webimage_tiff_icc(tiff, &iccCount, &icc) == 1 && iccCount > 0
         return Page(
-            width: Int(width), height: Int(height), orientation: (1...8).contains(Int(orientation)) ? Int(orientation) : 1,
+            width: Int(width), height: Int(height), orientation: ImageOrientation(exifValue: Int(orientation)),
             bitsPerSample: Int(bits), samplesPerPixel: Int(samples), photometric: Int(photometric),
             hasAlpha: extraCount > 0, hasICCProfile: hasICC, isReduced: subfile & UInt32(FILETYPE_REDUCEDIMAGE) != 0)
     }
@@ -121,7 +121,7 @@ final class TIFFFile {
         // Asking for the file's own orientation makes libtiff copy rows and columns as stored.
         let status = TIFFReadRGBAImageOriented(
             tiff, UInt32(page.width), UInt32(page.height), raster.baseAddress?.assumingMemoryBound(to: UInt32.self),
-            Int32(page.orientation), 1)
+            Int32(page.orientation.rawValue), 1)
         guard status == 1 else { throw failure("cannot decode the pixels") }
     }
 
