@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "WebImage", targets: ["WebImage"]),
         .library(name: "WebImageOrigin", targets: ["WebImageOrigin"]),
         .library(name: "WebImageTerminal", targets: ["WebImageTerminal"]),
+        .library(name: "WebImageURLSession", targets: ["WebImageURLSession"]),
         .library(name: "WebImageServer", targets: ["WebImageServer"]),
         .executable(name: "webimage", targets: ["webimage"]),
     ],
@@ -39,10 +40,14 @@ let package = Package(
         .systemLibrary(name: "CSpng", path: "Sources/CLibraries/CSpng"),
         .systemLibrary(name: "CWebP", path: "Sources/CLibraries/CWebP", pkgConfig: "libwebpdemux"),
         .systemLibrary(name: "CGIF", path: "Sources/CLibraries/CGIF"),
-        .systemLibrary(name: "CAvif", path: "Sources/CLibraries/CAvif"),  // no pkgConfig: its -DAVIF_DLL is a prohibited flag
-        .systemLibrary(name: "CHeif", path: "Sources/CLibraries/CHeif", pkgConfig: "libheif"),
+        // AVIF, HEIF and JPEG XL: headers only; CCodecLoader opens the libraries on first use.
+        .systemLibrary(name: "CAvif", path: "Sources/CLibraries/CAvif"),
+        .systemLibrary(name: "CHeif", path: "Sources/CLibraries/CHeif"),
         .systemLibrary(name: "CTiff", path: "Sources/CLibraries/CTiff"),
-        .systemLibrary(name: "CJxl", path: "Sources/CLibraries/CJxl"),  // no pkgConfig: its -DHWY_SHARED_DEFINE is not needed
+        .systemLibrary(name: "CJxl", path: "Sources/CLibraries/CJxl"),
+        // libavif, libheif and libjxl (and the ~30 AV1/HEVC/Highway objects behind them) opened
+        // with dlopen on first use, not at process start: see ARCHITECTURE.md, "Start-up".
+        .target(name: "CCodecLoader", path: "Sources/CLibraries/CCodecLoader", linkerSettings: [.linkedLibrary("dl")]),
         // CRC-32C with the CPU's crc32 instruction: the disk cache's checksum (see ARCHITECTURE.md).
         .target(name: "CCRC32C", path: "Sources/CLibraries/CCRC32C"),
 
@@ -50,7 +55,7 @@ let package = Package(
             name: "WebImage",
             dependencies: [
                 "CTurboJPEG", "CSpng", "CWebP", "CGIF", "CAvif", "CHeif", "CCRC32C",
-                "CTiff", "CJxl",
+                "CTiff", "CJxl", "CCodecLoader",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -79,6 +84,9 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The URLSession loader, apart: FoundationNetworking brings libcurl and some thirty
+        // shared objects (TLS, Kerberos, LDAP) that every process linking it loads at start.
+        .target(name: "WebImageURLSession", dependencies: ["WebImage"], swiftSettings: strict),
         // Pictures in the terminal (kitty, sixel, iTerm2, half-blocks) for `webimage show`; a
         // library so the tests can decode what the encoders write.
         .target(name: "WebImageTerminal", dependencies: ["WebImage"], swiftSettings: strict),
@@ -117,7 +125,7 @@ let package = Package(
         .testTarget(
             name: "WebImageTests",
             dependencies: [
-                "WebImage", "WebImageOrigin", "WebImageServer", "WebImageTerminal",
+                "WebImage", "WebImageOrigin", "WebImageServer", "WebImageTerminal", "WebImageURLSession",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),  // the disk cache tests damage the index
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
@@ -149,7 +157,7 @@ if ProcessInfo.processInfo.environment["WEBIMAGE_BENCHMARKS"] != nil {
         .executableTarget(
             name: "WebImageBenchmarks",
             dependencies: [
-                "CTurboJPEGPlain", "CSpng", "CWebP", "CGIF", "CAvif", "CHeif", "WebImage", "WebImageOrigin",
+                "CTurboJPEGPlain", "CSpng", "CWebP", "CGIF", "CAvif", "CHeif", "WebImage", "WebImageOrigin", "WebImageURLSession",
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
@@ -160,7 +168,7 @@ if ProcessInfo.processInfo.environment["WEBIMAGE_BENCHMARKS"] != nil {
         // Peak-memory rise of one decode, in its own process (scripts/measure-thumbnail-memory).
         .executableTarget(
             name: "WebImageMeasure",
-            dependencies: ["WebImage", "WebImageOrigin"],
+            dependencies: ["WebImage", "WebImageOrigin", "WebImageURLSession"],
             path: "Tools/WebImageMeasure",
             swiftSettings: strict
         ),

@@ -1,6 +1,7 @@
 // The loaders' documentation examples, compiled with the package (`swift build` builds
 // snippets): an example that stops compiling breaks the build instead of misleading a reader.
 import WebImage
+import WebImageURLSession
 
 // snippet.show
 // HTTPDataLoader: AsyncHTTPClient, one per process, shared by the downloader and the pipeline.

@@ -6,6 +6,7 @@ import FoundationNetworking
 #endif
 import WebImage
 import WebImageOrigin
+import WebImageURLSession
 
 // Targets (issue 3), checked by scripts/bench-report from these benchmarks' results:
 // - 2,000 small (10–50 KB) + 20 large (5 MB) images at concurrency 6: the downloader reaches

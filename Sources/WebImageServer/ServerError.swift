@@ -81,6 +81,10 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
             self.init(status: 422, code: "undecodable", message: "the source is empty")
         case .corrupt(let format, _), .refusedInStrictMode(let format, _, _):
             self.init(status: 422, code: "undecodable", message: "the source is not a decodable \(format) image")
+        case .libraryUnavailable(let format, _):
+            // Switched off or not installed on this server: like an unsupported format; the
+            // library's message stays in the log.
+            self.init(status: 415, code: "not_an_image", message: "\(format) sources are not supported here")
         }
     }
 

@@ -12,7 +12,7 @@ enum CLIPipeline {
     /// A pipeline with a disk cache in `cacheDir` (or the default directory).
     static func make(
         cacheDir: String?, concurrency: Int = 6, decodingOptions: ImageDecodingOptions = .default,
-        loader: LoaderChoice = .asyncHTTPClient, maxBodyMegabytes: Int? = nil, cacheSizeMegabytes: Int? = nil,
+        maxBodyMegabytes: Int? = nil, cacheSizeMegabytes: Int? = nil,
         cacheMaxAge: Int? = nil, retries: Int? = nil, timeout: Double? = nil
     ) throws -> ImagePipeline {
         var downloaderConfiguration = ImageDownloaderConfiguration()
@@ -26,7 +26,7 @@ enum CLIPipeline {
         var policy = HTTPCachePolicy()
         if let cacheMaxAge { policy.defaultMaxAge = .seconds(cacheMaxAge) }
         return ImagePipeline(configuration: .init(
-            downloader: ImageDownloader(loader: loader.make(), configuration: downloaderConfiguration),
+            downloader: ImageDownloader(configuration: downloaderConfiguration),
             dataCache: disk, decodingOptions: decodingOptions, httpCachePolicy: policy))
     }
 
@@ -51,19 +51,6 @@ enum URLList {
         return text.split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
-    }
-}
-
-/// The `--loader` option: which `DataLoading` the downloader uses.
-enum LoaderChoice: String, ExpressibleByArgument, CaseIterable {
-    case asyncHTTPClient = "asynchttpclient"
-    case urlSession = "urlsession"
-
-    func make() -> any DataLoading {
-        switch self {
-        case .asyncHTTPClient: HTTPDataLoader()
-        case .urlSession: URLSessionDataLoader()
-        }
     }
 }
 

@@ -23,9 +23,6 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Disk cache directory (default: $XDG_CACHE_HOME/webimage or ~/.cache/webimage).")
     var cacheDir: String?
 
-    @Option(name: .long, help: "HTTP client: asynchttpclient (default) or urlsession.")
-    var loader: LoaderChoice = .asyncHTTPClient
-
     @Option(name: .long, help: "Refuse bodies larger than this many megabytes (default 50).")
     var maxBodyMb: Int?
 
@@ -114,7 +111,7 @@ struct FetchCommand: AsyncParsableCommand {
         // With --resize the pipeline itself decodes at thumbnail size (JPEG DCT scaling, WebP scaling).
         let pipeline = try CLIPipeline.make(
             cacheDir: cacheDir, concurrency: concurrency, decodingOptions: transform?.decodingOptions ?? .default,
-            loader: loader, maxBodyMegabytes: maxBodyMb, cacheSizeMegabytes: cacheSizeMb, cacheMaxAge: cacheMaxAge,
+            maxBodyMegabytes: maxBodyMb, cacheSizeMegabytes: cacheSizeMb, cacheMaxAge: cacheMaxAge,
             retries: retries, timeout: timeout)
         let run = FetchRun(
             pipeline: pipeline, mode: FetchMode(transform: transform, verify: verify, options: loadingOptions),

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import WebImage
+import WebImage
+@testable import WebImageURLSession
 
 /// The URLSession loader's body buffer between libcurl's thread and the reader.
 @Suite("URLSession body channel")

@@ -121,13 +121,14 @@ struct PrefetcherTests {
         }
     }
 
-    /// A blocker holds the only download slot; the prefetch (low) and a normal load wait in
-    /// the downloader. The order the origin sees them in shows the prefetch's priority.
+    /// One download slot and a suspended download queue: the prefetch (low) and a normal load
+    /// wait in the downloader (and, with `display`, a high-priority load of the prefetched URL
+    /// joins it) before the queue resumes. The order the origin sees them in shows the
+    /// prefetch's priority.
     func arrivalOrder(destination: ImagePrefetcher.Destination, display: Bool, origin: ImageOrigin) async throws -> [String] {
         let pipeline = try makeTestPipeline(cacheDirectory: temporaryDirectory()) { $0.maxConcurrentDownloads = 1 }
         let downloader = pipeline.configuration.downloader
-        let blocker = pipeline.imageTask(with: ImageRequest(url: origin.imageURL("landscape.jpg", query: "delay=600")))
-        #expect(await eventually { downloader.activeDownloads == 1 })
+        downloader.suspend()
         let prefetcher = ImagePrefetcher(pipeline: pipeline, destination: destination)
         let events = prefetcher.events()
         prefetcher.startPrefetching([origin.imageURL("thumb-1.jpg")])
@@ -135,11 +136,13 @@ struct PrefetcherTests {
         let normal = pipeline.imageTask(with: ImageRequest(url: origin.imageURL("thumb-2.jpg"), priority: .normal))
         #expect(await eventually { downloader.queuedDownloads == 2 })
         let shown = display ? pipeline.imageTask(with: ImageRequest(url: origin.imageURL("thumb-1.jpg"), priority: .high)) : nil
-        for task in [blocker, normal] + (shown.map { [$0] } ?? []) { _ = try await task.response }
+        if display { #expect(await eventually { downloader.queuedDownloads(at: .high) == 1 }) }
+        downloader.resume()
+        for task in [normal] + (shown.map { [$0] } ?? []) { _ = try await task.response }
         let done = try #require(await untilAllDone(events))
         #expect(done.counts.finished == 1)
         #expect(origin.requestCount(path: path("thumb-1.jpg")) == 1)
-        return origin.requests.map { String($0.path.split(separator: "/").last ?? "") }.filter { $0 != "landscape.jpg" }
+        return origin.requests.map { String($0.path.split(separator: "/").last ?? "") }
     }
 
     @Test(arguments: [ImagePrefetcher.Destination.memoryCache, .diskCache])
@@ -205,8 +208,7 @@ struct PrefetcherTests {
         try await withOrigin { origin in
             let pipeline = try makeTestPipeline(cacheDirectory: nil) { $0.maxConcurrentDownloads = 1 }
             let downloader = pipeline.configuration.downloader
-            let blocker = pipeline.imageTask(with: ImageRequest(url: origin.imageURL("landscape.jpg", query: "delay=600")))
-            #expect(await eventually { downloader.activeDownloads == 1 })
+            downloader.suspend()  // both wait in the queue until the priority has changed
             let prefetcher = ImagePrefetcher(pipeline: pipeline)
             let events = prefetcher.events()
             prefetcher.startPrefetching([origin.imageURL("thumb-1.jpg")])
@@ -215,9 +217,11 @@ struct PrefetcherTests {
             #expect(await eventually { downloader.queuedDownloads == 2 })
             prefetcher.priority = .veryHigh
             #expect(prefetcher.priority == .veryHigh)
-            for task in [blocker, normal] { _ = try await task.response }
+            #expect(await eventually { downloader.queuedDownloads(at: .veryHigh) == 1 })
+            downloader.resume()
+            _ = try await normal.response
             _ = try #require(await untilAllDone(events))
-            let order = origin.requests.map { String($0.path.split(separator: "/").last ?? "") }.filter { $0 != "landscape.jpg" }
+            let order = origin.requests.map { String($0.path.split(separator: "/").last ?? "") }
             #expect(order == ["thumb-1.jpg", "thumb-2.jpg"])
         }
     }

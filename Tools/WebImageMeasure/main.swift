@@ -12,6 +12,8 @@
 //   WebImageMeasure sync-hit N         the same through cachedImage(forKey:)
 //   WebImageMeasure floor N            N tasks that each wait on a continuation one job resumes:
 //                                      what any sharing costs per caller on this machine
+//   WebImageMeasure download URL LOADER  one download into memory with LOADER (asynchttpclient or
+//                                      urlsession); scripts/measure-memory compares their peaks
 //
 // Reads the file, then resets the kernel's peak-RSS mark (`5` → /proc/self/clear_refs sets
 // VmHWM to the current VmRSS), decodes, and prints one JSON line: the resident set before the
@@ -19,6 +21,7 @@
 import Foundation
 import WebImage
 import WebImageOrigin
+import WebImageURLSession
 
 func status(_ key: String) -> Int {
     let text = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
@@ -75,8 +78,17 @@ if arguments.count == 3, let count = Int(arguments[2]), ["callers", "memory-hit"
     print("median \(perCall.sorted()[perCall.count / 2]) ns per call")
     exit(0)
 }
+if arguments.count == 4, arguments[1] == "download", let url = URL(string: arguments[2]) {
+    // One download into memory with the named loader (scripts/measure-memory compares their peaks).
+    var configuration = ImageDownloaderConfiguration()
+    configuration.maxBodySize = 256 << 20
+    let loader: any DataLoading = arguments[3] == "urlsession" ? URLSessionDataLoader() : HTTPDataLoader()
+    let result = try await ImageDownloader(loader: loader, configuration: configuration).download(url)
+    print(result.data.count)
+    exit(0)
+}
 guard arguments.count == 3 else {
-    FileHandle.standardError.write(Data("usage: WebImageMeasure make|none|thumbnail|full PATH\n".utf8))
+    FileHandle.standardError.write(Data("usage: WebImageMeasure make|none|thumbnail|full PATH, or download URL asynchttpclient|urlsession\n".utf8))
     exit(2)
 }
 let (mode, path) = (arguments[1], arguments[2])

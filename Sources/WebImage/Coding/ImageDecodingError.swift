@@ -11,6 +11,9 @@ public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConverti
     /// The file breaks its format's rules in a way a lenient decode forgives (see
     /// ``ImageRepairs``), and ``ImageDecodingOptions/strict`` is set.
     case refusedInStrictMode(format: ImageFormat, repairs: ImageRepairs, reason: String)
+    /// The format's shared library (libavif, libheif, libjxl: opened on first use) cannot be
+    /// loaded here, or `WEBIMAGE_DISABLE_CODECS` switches it off; `reason` says which.
+    case libraryUnavailable(format: ImageFormat, reason: String)
 
     public var description: String {
         switch self {
@@ -24,6 +27,8 @@ public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConverti
             "corrupt \(format) data: \(reason)"
         case let .refusedInStrictMode(format, repairs, reason):
             "\(format) data refused in strict mode (\(repairs.names.joined(separator: ", "))): \(reason)"
+        case let .libraryUnavailable(format, reason):
+            "\(format) cannot be decoded here: \(reason)"
         }
     }
 }

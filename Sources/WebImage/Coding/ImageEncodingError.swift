@@ -9,11 +9,15 @@ public enum ImageEncodingError: Error, Sendable, Equatable, CustomStringConverti
     case unsupportedFormat(ImageFormat)
     /// The codec library failed; `reason` is its message.
     case encodingFailed(format: ImageFormat, reason: String)
+    /// The format's shared library cannot be loaded here, or `WEBIMAGE_DISABLE_CODECS`
+    /// switches it off (see ``ImageDecodingError/libraryUnavailable(format:reason:)``).
+    case libraryUnavailable(format: ImageFormat, reason: String)
 
     public var description: String {
         switch self {
         case .unsupportedFormat(let format): "no encoder for \(format)"
         case let .encodingFailed(format, reason): "\(format) encoding failed: \(reason)"
+        case let .libraryUnavailable(format, reason): "\(format) cannot be encoded here: \(reason)"
         }
     }
 }

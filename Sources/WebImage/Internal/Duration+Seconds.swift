@@ -1,6 +1,6 @@
 extension Duration {
     /// The duration in seconds, as a `Double`.
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+    package var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 
     /// The duration in whole nanoseconds, saturating at `Int64.max` / `.min` (a huge timeout
     /// meant as "none" must not trap).

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Synchronization
 import WebImage
+import WebImageURLSession
 
 /// The two `DataLoading` implementations; the downloader suites run against both.
 enum LoaderKind: String, CaseIterable, CustomTestStringConvertible, Sendable {

@@ -49,6 +49,7 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
     }
 
     public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data {
+        try CodecLibrary.avif.checkEncoding(.avif)
         guard let encoder = avifEncoderCreate() else { throw .encodingFailed(format: .avif, reason: "cannot create encoder") }
         defer { avifEncoderDestroy(encoder) }
         let lossless = quality >= 1
@@ -85,6 +86,7 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
         _ data: Data, _ body: (UnsafeMutablePointer<avifDecoder>) throws(ImageDecodingError) -> T
     ) throws(ImageDecodingError) -> T {
         guard !data.isEmpty else { throw .empty }
+        try CodecLibrary.avif.checkDecoding(.avif)
         guard let decoder = avifDecoderCreate() else { throw .corrupt(format: .avif, reason: "cannot create decoder") }
         defer { avifDecoderDestroy(decoder) }
         decoder.pointee.maxThreads = 1

@@ -74,6 +74,7 @@ public struct HEIFCoder: ImageDecoding, ImageEncoding {
         guard !data.isEmpty else { throw .empty }
         let sniffed = ImageFormat(sniffing: data)
         let format = sniffed == .heif || sniffed == .avif ? sniffed! : .heic
+        try CodecLibrary.heif.checkDecoding(format)
         guard initialized, let context = heif_context_alloc() else { throw .corrupt(format: format, reason: "cannot create decoder") }
         defer { heif_context_free(context) }
         heif_context_set_max_decoding_threads(context, 1)  // one core per decode, as the other coders

@@ -157,6 +157,7 @@ public struct JXLCoder: ImageDecoding {
         let handle: OpaquePointer
 
         init(_ bytes: UnsafeRawBufferPointer, events: UInt32) throws(ImageDecodingError) {
+            try CodecLibrary.jxl.checkDecoding(.jpegXL)
             guard let handle = JxlDecoderCreate(nil) else { throw .corrupt(format: .jpegXL, reason: "cannot create decoder") }
             self.handle = handle
             guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),

@@ -4,6 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Synchronization
+import WebImage
 
 /// What ``SessionDelegate`` knows of one task of a ``URLSessionDataLoader``.
 struct TaskState: Sendable {

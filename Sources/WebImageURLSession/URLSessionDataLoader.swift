@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+public import WebImage
 
 /// A ``DataLoading`` over Foundation's `URLSession` (libcurl-backed FoundationNetworking on
 /// Linux), streaming bodies through a data delegate.
@@ -86,26 +87,4 @@ public final class URLSessionDataLoader: DataLoading {
 final class InlineDelegateQueue: OperationQueue, @unchecked Sendable {
     override func addOperation(_ block: @Sendable @escaping () -> Void) { block() }
     override func addOperation(_ operation: Operation) { operation.start() }
-}
-
-/// A TLS failure reported by libcurl (an untrusted, expired or mismatched certificate, a failed
-/// handshake): permanent, not worth a retry.
-struct TLSFailure: Error, CustomStringConvertible, Sendable {
-    let description: String
-
-    /// FoundationNetworking maps libcurl's TLS errors to `NSURLErrorUnknown` with libcurl's
-    /// message, so the message is what tells them apart.
-    init?(_ error: any Error) {
-        let nsError = error as NSError
-        let message = nsError.userInfo[NSLocalizedDescriptionKey] as? String ?? "\(error)"
-        let tlsCodes: Set<URLError.Code> = [
-            .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
-            .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid,
-            .clientCertificateRejected, .clientCertificateRequired,
-        ]
-        guard nsError.domain == NSURLErrorDomain, let code = URLError.Code(rawValue: nsError.code),
-              tlsCodes.contains(code) || code == .unknown && ["SSL", "TLS", "certificate"].contains(where: message.contains)
-        else { return nil }
-        description = message
-    }
 }

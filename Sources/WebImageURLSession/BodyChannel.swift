@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import WebImage
 
 /// The body of one ``URLSessionDataLoader`` transfer, between libcurl's thread and the one reader.
 ///
