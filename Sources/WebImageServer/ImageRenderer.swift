@@ -22,7 +22,12 @@ struct ImageRenderer: Sendable {
         let clock = ContinuousClock()
         let animated = header.frameCount > 1 && FormatNegotiation.keepsAnimation(outputFormat)
         var options = ImageDecodingOptions(maxPixelCount: maxPixels, firstFrameOnly: !animated)
-        if processors.isEmpty { options.thumbnailMaxPixelSize = decodeSide(header) }
+        // `fit=inside` alone: the decoder makes the output size itself (JPEG and WebP from a
+        // reduced decode, one resampling pass), and no resize follows. Otherwise it decodes at
+        // a size that still covers the result, whatever the orientation.
+        let inside = insideTarget(source, header)
+        if let inside { options.thumbnailMaxPixelSize = max(inside.width, inside.height) }
+        else if processors.isEmpty { options.thumbnailMaxPixelSize = decodeSide(header) }
         var start = clock.now
         let decoded: Image
         do { decoded = try ImageCoderRegistry.default.decode(source, options: options) } catch { throw ImageServerError(error) }
@@ -30,7 +35,8 @@ struct ImageRenderer: Sendable {
 
         start = clock.now
         var steps = processors
-        if let resize = resize { steps.append(resize) }
+        let done = inside.map { decoded.displayedSize == $0 } ?? false
+        if let resize = resize, !done { steps.append(resize) }
         var image: Image
         do {
             image = steps.isEmpty ? decoded.oriented() : try decoded.processed(by: steps, animated: animated)
@@ -67,6 +73,17 @@ struct ImageRenderer: Sendable {
         }
     }
 
+    /// With `fit=inside` and no other steps, the output size (upright), when it is smaller
+    /// than the source.
+    func insideTarget(_ source: Data, _ header: ImageHeader) -> (width: Int, height: Int)? {
+        guard processors.isEmpty, parameters.fit == .inside, let resize, header.pixelWidth > 0, header.pixelHeight > 0 else { return nil }
+        let orientation = (try? ImageProperties.read(from: source).orientation) ?? .up
+        let (w, h) = orientation.swapsWidthAndHeight ? (header.pixelHeight, header.pixelWidth) : (header.pixelWidth, header.pixelHeight)
+        let plan = resize.plan(sourceWidth: w, sourceHeight: h)
+        guard plan.width < w || plan.height < h else { return nil }
+        return (plan.width, plan.height)
+    }
+
     /// The longest side to decode at when only resizing: enough to cover the result in either
     /// orientation (EXIF may turn the picture), never more than the source.
     func decodeSide(_ header: ImageHeader) -> Int? {
@@ -82,5 +99,12 @@ struct ImageRenderer: Sendable {
         let factor = max(scale(w, h), scale(h, w))
         guard factor < 1 else { return nil }
         return Int((max(w, h) * factor).rounded(.up)) + 1
+    }
+}
+
+extension Image {
+    /// Width and height once ``orientation`` is applied.
+    fileprivate var displayedSize: (width: Int, height: Int) {
+        orientation.swapsWidthAndHeight ? (pixelHeight, pixelWidth) : (pixelWidth, pixelHeight)
     }
 }

@@ -60,25 +60,37 @@ public enum Resampler {
         var ring = [SIMD4<Float>](repeating: .zero, count: ringSize * toWidth)
         var ringRow = [Int](repeating: -1, count: ringSize)
         var output = [UInt8](repeating: 0, count: toWidth * toHeight * 4)
+        // One output row: the weighted sum of its source rows, tap after tap over the whole
+        // row (consecutive memory, no per-pixel index arithmetic), then rounded to bytes.
+        var line = [SIMD4<Float>](repeating: .zero, count: toWidth)
         pixels.withUnsafeBufferPointer { src in
             output.withUnsafeMutableBufferPointer { dst in
                 ring.withUnsafeMutableBufferPointer { ring in
-                    for y in 0..<toHeight {
-                        let taps = rows.taps(y)
-                        for row in taps.first..<(taps.first + taps.count) where ringRow[row % ringSize] != row {
-                            ringRow[row % ringSize] = row
-                            filterRow(src, offset: row * bytesPerRow, columns: columns,
-                                      into: UnsafeMutableBufferPointer(rebasing: ring[(row % ringSize * toWidth)...]))
-                        }
-                        for x in 0..<toWidth {
-                            var sum = SIMD4<Float>.zero
-                            for k in 0..<taps.count {
-                                sum += ring[(taps.first + k) % ringSize * toWidth + x] * rows.weights[taps.weightOffset + k]
+                    line.withUnsafeMutableBufferPointer { line in
+                        rows.weights.withUnsafeBufferPointer { rowWeights in
+                            for y in 0..<toHeight {
+                                let taps = rows.taps(y)
+                                for row in taps.first..<(taps.first + taps.count) where ringRow[row % ringSize] != row {
+                                    ringRow[row % ringSize] = row
+                                    filterRow(src, offset: row * bytesPerRow, columns: columns,
+                                              into: UnsafeMutableBufferPointer(rebasing: ring[(row % ringSize * toWidth)...]))
+                                }
+                                for k in 0..<taps.count {
+                                    let slot = ring.baseAddress! + (taps.first + k) % ringSize * toWidth
+                                    let weight = rowWeights[taps.weightOffset + k]
+                                    if k == 0 {
+                                        for x in 0..<toWidth { line[x] = slot[x] * weight }
+                                    } else {
+                                        for x in 0..<toWidth { line[x] += slot[x] * weight }
+                                    }
+                                }
+                                let out = dst.baseAddress! + y * toWidth * 4
+                                for x in 0..<toWidth {
+                                    let rounded = (line[x] + 0.5).clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 255))
+                                    out[x * 4] = UInt8(rounded[0]); out[x * 4 + 1] = UInt8(rounded[1])
+                                    out[x * 4 + 2] = UInt8(rounded[2]); out[x * 4 + 3] = UInt8(rounded[3])
+                                }
                             }
-                            let rounded = (sum + 0.5).clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 255))
-                            let base = (y * toWidth + x) * 4
-                            dst[base] = UInt8(rounded[0]); dst[base + 1] = UInt8(rounded[1])
-                            dst[base + 2] = UInt8(rounded[2]); dst[base + 3] = UInt8(rounded[3])
                         }
                     }
                 }
@@ -140,15 +152,22 @@ public enum Resampler {
         _ src: UnsafeBufferPointer<UInt8>, offset: Int, columns: Filter, into line: UnsafeMutableBufferPointer<SIMD4<Float>>
     ) {
         columns.weights.withUnsafeBufferPointer { weights in
-            for x in 0..<columns.firsts.count {
-                var sum = SIMD4<Float>.zero
-                var s = offset + columns.firsts[x] * 4
-                let w = columns.weightOffsets[x]
-                for k in 0..<columns.counts[x] {
-                    sum += SIMD4(Float(src[s]), Float(src[s + 1]), Float(src[s + 2]), Float(src[s + 3])) * weights[w + k]
-                    s += 4
+            columns.firsts.withUnsafeBufferPointer { firsts in
+                columns.counts.withUnsafeBufferPointer { counts in
+                    columns.weightOffsets.withUnsafeBufferPointer { offsets in
+                        let base = src.baseAddress! + offset
+                        for x in 0..<firsts.count {
+                            var sum = SIMD4<Float>.zero
+                            var p = base + firsts[x] * 4
+                            let w = offsets[x]
+                            for k in 0..<counts[x] {
+                                sum += SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), Float(p[3])) * weights[w + k]
+                                p += 4
+                            }
+                            line[x] = sum
+                        }
+                    }
                 }
-                line[x] = sum
             }
         }
     }

@@ -50,7 +50,7 @@ extension ImageProcessors {
         }
 
         /// The output size and, for `fill`, the centred part of the source that is kept.
-        func plan(sourceWidth w: Int, sourceHeight h: Int) -> (width: Int, height: Int, crop: (x: Int, y: Int, width: Int, height: Int)?) {
+        package func plan(sourceWidth w: Int, sourceHeight h: Int) -> (width: Int, height: Int, crop: (x: Int, y: Int, width: Int, height: Int)?) {
             let sx = Double(width) / Double(w), sy = Double(height) / Double(h)
             func scaled(_ side: Int, _ factor: Double) -> Int {
                 let value = (Double(side) * factor).rounded()
