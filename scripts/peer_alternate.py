@@ -18,6 +18,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -46,19 +47,14 @@ def run_once(cmd, log_dir, timeout):
     with open(log + ".out", "wb") as out, open(log + ".err", "wb") as err:
         start = time.perf_counter()
         proc = subprocess.Popen(cmd.argv, stdout=out, stderr=err, env=env)
-        deadline = start + timeout
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.perf_counter() > deadline:
-                proc.kill()
-                os.wait4(proc.pid, 0)
-                proc.returncode = -9
-                raise Failed(f"{cmd.name}: still running after {timeout} s (killed)")
-            time.sleep(0.002)
+        killer = threading.Timer(timeout, proc.kill)  # a hung command is killed, then reported
+        killer.start()
+        _, status, usage = os.wait4(proc.pid, 0)      # the OS's own accounting of the finished tree
+        killer.cancel()
         wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
+    if wall >= timeout:
+        raise Failed(f"{cmd.name}: still running after {timeout} s (killed)")
     if proc.returncode != 0:
         tail = open(log + ".err", errors="replace").read()[-2000:]
         raise Failed(f"{cmd.name}: exit status {proc.returncode}\n  command: {' '.join(cmd.argv)}\n{tail}")
