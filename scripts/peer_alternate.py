@@ -15,10 +15,10 @@ the files.
 """
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
-import threading
 import time
 from dataclasses import dataclass, field
 
@@ -39,6 +39,31 @@ class Failed(Exception):
     pass
 
 
+# One thread only, so that signals interrupt the main thread's wait4 at once.
+running = [None]     # the pid (= process group) of the command being timed
+timed_out = [False]
+
+
+def kill_group(pid):
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def on_alarm(_signum, _frame):
+    timed_out[0] = True
+    if running[0]:
+        kill_group(running[0])
+
+
+def stop(signum, _frame):
+    """Ctrl-C or SIGTERM: the running command's whole group goes too, then exit 128 + signal."""
+    if running[0]:
+        kill_group(running[0])
+    sys.exit(128 + signum)
+
+
 def run_once(cmd, log_dir, timeout):
     shutil.rmtree(cmd.out, ignore_errors=True)
     os.makedirs(cmd.out)
@@ -46,14 +71,16 @@ def run_once(cmd, log_dir, timeout):
     env = dict(os.environ, **cmd.env)
     with open(log + ".out", "wb") as out, open(log + ".err", "wb") as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd.argv, stdout=out, stderr=err, env=env)
-        killer = threading.Timer(timeout, proc.kill)  # a hung command is killed, then reported
-        killer.start()
-        _, status, usage = os.wait4(proc.pid, 0)      # the OS's own accounting of the finished tree
-        killer.cancel()
+        # Its own process group, so that a hung command and all its workers can be killed at once.
+        proc = subprocess.Popen(cmd.argv, stdout=out, stderr=err, env=env, start_new_session=True)
+        running[0], timed_out[0] = proc.pid, False
+        signal.alarm(timeout)                     # SIGALRM: a hung command is killed, then reported
+        _, status, usage = os.wait4(proc.pid, 0)  # the OS's own accounting of the finished tree
+        signal.alarm(0)
+        running[0] = None
         wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
-    if wall >= timeout:
+    if timed_out[0]:
         raise Failed(f"{cmd.name}: still running after {timeout} s (killed)")
     if proc.returncode != 0:
         tail = open(log + ".err", errors="replace").read()[-2000:]
@@ -67,6 +94,9 @@ def run_once(cmd, log_dir, timeout):
 
 def run(commands, runs, check, log_dir, warmup=1, timeout=900):
     """Alternates `commands` for `warmup` + `runs` rounds; `check(cmd)` raises Failed on a bad output."""
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGALRM, on_alarm)
     for r in range(warmup + runs):
         shift = r % len(commands)
         seen = {}
