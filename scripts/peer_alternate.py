@@ -6,11 +6,12 @@ command's output folder is emptied (not timed); after it the exit status must be
 folder is checked by the caller's `check` (any failure stops the whole measurement: a wrong
 result is not a time). A command that prints `WORK_SECONDS=<s>` on stdout (the decode-limit run)
 is timed by that figure instead of its wall time: the work without process start-up and reading
-the files.
+the files. Each command runs in its own process group: a run over the time limit, Ctrl-C or
+SIGTERM kill the whole group (workers included).
 
     import peer_alternate as alt
     cmds = [alt.Command("webimage", ["webimage", "fetch", …], out="/tmp/a"), …]
-    results = alt.run(cmds, runs=7, check=my_check)
+    results = alt.run(cmds, 7, my_check, log_dir)   # my_check(cmd) raises alt.Failed
     alt.report(results, base="webimage", comparisons=[("Pillow", "speed", 1.0)])
 """
 import os
@@ -121,7 +122,7 @@ def report(results, base, comparisons):
     kind "limit": base time / peer time (how far base is above a lower bound), target a maximum."""
     print(f"{'command':<34} {'time s median (min–max)':<26} {'cpu s':>7} {'peak MB':>8}")
     for c in results.values():
-        timed = "  [work only]" if c.times != c.walls else ""
+        timed = f"  [work only; whole command {statistics.median(c.walls):.3f}]" if c.times != c.walls else ""
         print(f"{c.name:<34} {spread(c.times):<26} {statistics.median(c.cpus):>7.2f} {max(c.rss):>8.0f}{timed}")
     b = results[base]
     for peer, kind, target in comparisons:
