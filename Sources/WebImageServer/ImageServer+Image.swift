@@ -2,16 +2,17 @@ import Crypto
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import WebImage
 
 extension ImageServer {
     /// `GET /img`: check, look up, admit, fetch, render, answer. Every failure is an
     /// ``ImageServerError`` answered as JSON.
-    func image(_ request: Request) async -> Response {
+    func image(_ request: Request, peer: SocketAddress?) async -> Response {
         let clock = ContinuousClock(), start = clock.now
         let response: Response
         do {
-            response = try await render(request, start: start)
+            response = try await render(request, peer: peer, start: start)
         } catch {
             response = errorResponse(error)
         }
@@ -20,7 +21,7 @@ extension ImageServer {
         return response
     }
 
-    private func render(_ request: Request, start: ContinuousClock.Instant) async throws(ImageServerError) -> Response {
+    private func render(_ request: Request, peer: SocketAddress?, start: ContinuousClock.Instant) async throws(ImageServerError) -> Response {
         let clock = ContinuousClock()
         if signer.isEnabled, !signer.verify(request.uri.description) {
             throw ImageServerError(status: 403, code: "bad_signature", message: "the signature is missing or wrong")
@@ -41,7 +42,7 @@ extension ImageServer {
         }
         if results.isEnabled { metrics.resultCache("miss") }
 
-        guard let slot = await queue.enter(client: client(of: request)) else {
+        guard let slot = await queue.enter(client: client(of: request, peer: peer)) else {
             throw .busy
         }
         // From here the slot is held until the render task ends (or released on the way out).
@@ -159,8 +160,17 @@ extension ImageServer {
 
     /// The client, for the per-client limit: the first `X-Forwarded-For` address (set by the
     /// proxy in front), else none.
-    private func client(of request: Request) -> String? {
+    /// Who a request counts against for the per-client limit: the peer's address; behind a
+    /// proxy on a loopback or private address, the address that proxy appended last to
+    /// `X-Forwarded-For` (earlier entries come from the client and can be anything).
+    private func client(of request: Request, peer: SocketAddress?) -> String? {
         guard configuration.maxRendersPerClient != nil else { return nil }
-        return request.headers[HTTPFields.Element.Name("X-Forwarded-For")!]?.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) }
+        let peerAddress = peer?.ipAddress
+        let proxied = peerAddress.flatMap { IPAddress($0) }.map { AddressClassifier.classify($0) != nil } ?? true
+        if proxied, let forwarded = request.headers[HTTPFields.Element.Name("X-Forwarded-For")!],
+           let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty {
+            return last
+        }
+        return peerAddress
     }
 }

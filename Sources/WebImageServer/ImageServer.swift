@@ -12,7 +12,7 @@ public import WebImage
 /// var configuration = ImageServerConfiguration()
 /// configuration.signingKeys = [Data("secret".utf8)]
 /// let server = try ImageServer(configuration: configuration)
-/// let router = Router()
+/// let router = Router(context: ImageServerRequestContext.self)
 /// router.add(middleware: AccessLogMiddleware(logger: logger))
 /// server.addRoutes(to: router)                       // or to router.group("media")
 /// let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 8080)))
@@ -70,7 +70,9 @@ public final class ImageServer: Sendable {
 
     /// Adds `GET img`, `health`, `ready` and `metrics` to `router` (a router or a group).
     public func addRoutes<Methods: RouterMethods>(to router: Methods) {
-        router.get("img") { request, _ in await self.image(request) }
+        router.get("img") { request, context in
+            await self.image(request, peer: (context as? any RemoteAddressRequestContext)?.remoteAddress)
+        }
         router.get("health") { _, _ in Self.text("ok\n", status: .ok) }
         router.get("ready") { _, _ in
             self.isReady ? Self.text("ready\n", status: .ok) : Self.text("busy\n", status: .serviceUnavailable)

@@ -43,8 +43,10 @@ public struct ImageServerConfiguration: Sendable {
     public var maxConcurrentRenders = ProcessInfo.processInfo.activeProcessorCount * 2
     /// Requests that may wait for a render slot; more get `429` with `Retry-After` (64).
     public var maxQueuedRenders = 64
-    /// Renders one client (by `X-Forwarded-For`'s first address, else the peer) may run or wait
-    /// for at once; `nil` (the default) sets no per-client limit.
+    /// Renders one client may run or wait for at once; `nil` (the default) sets no per-client
+    /// limit. A client is the peer's address; when the peer is a proxy on a loopback or private
+    /// address, the last address of `X-Forwarded-For` (the one that proxy appended). Needs a
+    /// router of ``ImageServerRequestContext`` (or another `RemoteAddressRequestContext`).
     public var maxRendersPerClient: Int? = nil
 
     /// `Cache-Control: public, max-age=` of images (one year, as imgproxy: results of one URL

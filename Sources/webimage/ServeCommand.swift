@@ -33,7 +33,7 @@ struct ServeCommand: AsyncParsableCommand {
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let logger = Logger(label: "webimage.serve")
         let server = try ImageServer(configuration: configuration, registry: registry, logger: logger)
-        let router = Router()
+        let router = Router(context: ImageServerRequestContext.self)
         router.add(middleware: AccessLogMiddleware(logger: Logger(label: "webimage.access")))
         server.addRoutes(to: router)
         let app = Application(

@@ -128,9 +128,24 @@ extension ServerTests {
                 let slow = Task { try await harness.image("photo.jpg", query: "delay=2000", [("w", "10")], headers: alice) }
                 #expect(await eventually(timeout: .seconds(20)) { harness.origin.requestCount(path: "/images/photo.jpg") == 1 })
                 Self.expectError(try await harness.image("logo.png", [("w", "10")], headers: alice), 429, "busy")
+                // The client is the address the proxy appended last: another first entry is the
+                // same client (a client cannot escape the limit by writing the header itself).
+                let spoofed = [("X-Forwarded-For", "203.0.113.9, 10.0.0.1")]
+                Self.expectError(try await harness.image("icon@2x.png", [("w", "10")], headers: spoofed), 429, "busy")
                 #expect(try await harness.image("logo.png", [("w", "10")], headers: bob).status == 200)
                 #expect(try await slow.value.status == 200)
                 #expect(try await harness.image("opaque.png", [("w", "10")], headers: alice).status == 200)
+            }
+        }
+
+        @Test func withoutAProxyThePeerAddressIsTheClient() async throws {
+            try await withImageServer({ $0.maxRendersPerClient = 1 }) { harness in
+                let slow = Task { try await harness.image("photo.jpg", query: "delay=2000", [("w", "10")]) }
+                #expect(await eventually(timeout: .seconds(20)) { harness.origin.requestCount(path: "/images/photo.jpg") == 1 })
+                // Same peer (127.0.0.1), no X-Forwarded-For: the same client.
+                Self.expectError(try await harness.image("logo.png", [("w", "10")]), 429, "busy")
+                #expect(try await slow.value.status == 200)
+                #expect(try await harness.image("logo.png", [("w", "10")]).status == 200)
             }
         }
     }

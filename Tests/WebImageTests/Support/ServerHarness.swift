@@ -74,7 +74,7 @@ func withImageServer<T>(
     configuration.processingTimeout = .seconds(120)
     change(&configuration)
     let server = try ImageServer(configuration: configuration, logger: quietLogger)
-    let router = Router()
+    let router = Router(context: ImageServerRequestContext.self)
     router.add(middleware: AccessLogMiddleware(logger: quietLogger))
     server.addRoutes(to: router)
     let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
