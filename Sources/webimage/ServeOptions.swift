@@ -20,7 +20,7 @@ struct ServeOptions: ParsableArguments {
     @Option(help: "Largest side of a result in pixels (WEBIMAGE_MAX_OUTPUT_SIDE; default 8192).") var maxOutputSide: Int?
     @Option(help: "Requests fetched and rendered at once (WEBIMAGE_CONCURRENCY; default: twice the number of cores).") var concurrency: Int?
     @Option(help: "Requests waiting for a render before 429 (WEBIMAGE_QUEUE; default 64).") var queue: Int?
-    @Option(help: "Renders one client (X-Forwarded-For) may have running or waiting (WEBIMAGE_PER_CLIENT; default: no limit).")
+    @Option(help: "Renders one client (its address; behind a local proxy, the last X-Forwarded-For entry) may have running or waiting (WEBIMAGE_PER_CLIENT; default: no limit).")
     var perClient: Int?
     @Option(help: "Cache-Control max-age of images in seconds (WEBIMAGE_MAX_AGE; default 31536000).") var maxAge: Int?
     @Option(help: "Cache-Control max-age of errors in seconds (WEBIMAGE_ERROR_MAX_AGE; default 10).") var errorMaxAge: Int?
