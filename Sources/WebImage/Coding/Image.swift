@@ -66,7 +66,8 @@ public struct Image: Sendable {
         self.format = format
         self.pixelWidth = pixelWidth
         self.pixelHeight = pixelHeight
-        self.bytesPerRow = bytesPerRow ?? pixelWidth * 4
+        // An absurd width gives 0 (refused by every consumer: see `bufferProblem`), not a trap.
+        self.bytesPerRow = bytesPerRow ?? { let (bytes, overflow) = pixelWidth.multipliedReportingOverflow(by: 4); return overflow ? 0 : bytes }()
         self.pixels = pixels
         self.isOpaque = isOpaque
         self.scale = scale

@@ -52,11 +52,8 @@ extension ImageProcessing {
 
     /// Throws unless the image has pixels to process.
     func checkInput(_ image: Image) throws(ImageProcessingError) {
-        guard image.pixelWidth > 0, image.pixelHeight > 0,
-              image.bytesPerRow >= image.pixelWidth * 4,
-              image.pixels.count >= image.bytesPerRow * (image.pixelHeight - 1) + image.pixelWidth * 4
-        else {
-            throw .invalidParameter(processor: identifier, reason: "the image has no pixels (\(image.pixelWidth) × \(image.pixelHeight))")
+        if let problem = image.bufferProblem {
+            throw .invalidParameter(processor: identifier, reason: problem)
         }
     }
 }

@@ -63,7 +63,8 @@ public struct APNGCoder: ImageDecoding, ImageEncoding {
     }
 
     public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data {
-        try APNGWriter.encode(image)
+        try image.checkEncodable(as: format)
+        return try APNGWriter.encode(image)
     }
 
     // MARK: - Internals

@@ -49,6 +49,7 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
     }
 
     public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data {
+        try image.checkEncodable(as: format)
         try CodecLibrary.avif.checkEncoding(.avif)
         guard let encoder = avifEncoderCreate() else { throw .encodingFailed(format: .avif, reason: "cannot create encoder") }
         defer { avifEncoderDestroy(encoder) }

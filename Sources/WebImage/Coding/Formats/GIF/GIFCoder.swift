@@ -66,6 +66,7 @@ public struct GIFCoder: ImageDecoding, ImageEncoding {
     }
 
     public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data {
+        try image.checkEncodable(as: format)
         let stills = image.frames.isEmpty ? [image] : (0..<image.frames.count).map { image.frame(at: $0) }
         let hasTransparency = stills.contains { !$0.isOpaque }
         var writer = GIFWriter(width: image.pixelWidth, height: image.pixelHeight)

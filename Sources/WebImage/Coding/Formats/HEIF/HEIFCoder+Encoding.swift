@@ -9,6 +9,7 @@ extension HEIFCoder {
     /// let heic = try HEIFCoder().encode(image, as: .heic, quality: 0.8)
     /// ```
     public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data {
+        try image.checkEncodable(as: format)
         try CodecLibrary.heif.checkEncoding(.heic)
         guard Self.initialized, let context = heif_context_alloc() else {
             throw .encodingFailed(format: .heic, reason: "cannot create encoder")

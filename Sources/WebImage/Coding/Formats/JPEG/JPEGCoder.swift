@@ -101,6 +101,7 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
     }
 
     public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data {
+        try image.checkEncodable(as: format)
         guard let handle = tjInitCompress() else { throw .encodingFailed(format: .jpeg, reason: "cannot create encoder") }
         defer { tjDestroy(handle) }
         var output: UnsafeMutablePointer<UInt8>?

@@ -65,6 +65,7 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
     static let endOfData = String(cString: spng_strerror(SPNG_IO_EOF.rawValue))
 
     public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data {
+        try image.checkEncodable(as: format)
         guard let ctx = spng_ctx_new(Int32(SPNG_CTX_ENCODER.rawValue)) else {
             throw .encodingFailed(format: .png, reason: "cannot create encoder")
         }

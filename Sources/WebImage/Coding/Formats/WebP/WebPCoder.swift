@@ -44,6 +44,7 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
     }
 
     public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data {
+        try image.checkEncodable(as: format)
         if image.frames.count > 1 { return try WebPAnimation.encode(image, quality: quality) }
         let rgba = PixelOperations.unpremultiplied(image)
         var output: UnsafeMutablePointer<UInt8>?

@@ -1,0 +1,33 @@
+extension Image {
+    /// Why the pixel buffers cannot be what the image says it is, or `nil` when they can.
+    ///
+    /// `Image`'s initialisers take the buffers as given; what reads them checks first: every
+    /// encoder (a short buffer would be read past its end by the C library) and every
+    /// processor. Checked: positive sizes, `bytesPerRow` at least `4 × pixelWidth`, ``pixels``
+    /// long enough for every row, and each animation frame `4 × pixelWidth × pixelHeight` bytes.
+    ///
+    /// ```swift
+    /// if let problem = image.bufferProblem { print("cannot use this image: \(problem)") }
+    /// ```
+    public var bufferProblem: String? {
+        guard pixelWidth > 0, pixelHeight > 0 else { return "the image is \(pixelWidth) × \(pixelHeight) pixels" }
+        let (rowBytes, overflowRow) = pixelWidth.multipliedReportingOverflow(by: 4)
+        guard !overflowRow, bytesPerRow >= rowBytes else {
+            return "\(bytesPerRow) bytes per row cannot hold \(pixelWidth) pixels"
+        }
+        let (rows, overflowRows) = bytesPerRow.multipliedReportingOverflow(by: pixelHeight - 1)
+        guard !overflowRows, pixels.count >= rows + rowBytes else {
+            return "\(pixels.count) bytes of pixels cannot hold \(pixelWidth) × \(pixelHeight) pixels at \(bytesPerRow) bytes per row"
+        }
+        let frameBytes = rowBytes * pixelHeight
+        if let index = frames.firstIndex(where: { $0.pixels.count < frameBytes }) {
+            return "frame \(index) has \(frames[index].pixels.count) bytes, not \(frameBytes)"
+        }
+        return nil
+    }
+
+    /// Throws ``ImageEncodingError/encodingFailed(format:reason:)`` when ``bufferProblem`` finds one.
+    func checkEncodable(as format: ImageFormat) throws(ImageEncodingError) {
+        if let problem = bufferProblem { throw .encodingFailed(format: format, reason: problem) }
+    }
+}
