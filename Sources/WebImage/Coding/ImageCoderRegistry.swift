@@ -48,8 +48,11 @@ public struct ImageCoderRegistry: ImageDecoding, Sendable {
     }
 
     public func decode(_ data: Data, options: ImageDecodingOptions = .default) throws(ImageDecodingError) -> Image {
+        let decoder = try decoder(for: data)
+        // A byte budget becomes a thumbnail size once the header is known.
+        let options = options.maxDecodedBytes == nil ? options : options.fittingBudget(of: try decoder.readHeader(data))
         // Built-in coders honour the thumbnail size themselves; this covers custom ones.
-        try decoder(for: data).decode(data, options: options).fittingThumbnail(options)
+        return try decoder.decode(data, options: options).fittingThumbnail(options)
     }
 
     /// Encodes `image` with the first encoder for `format`.

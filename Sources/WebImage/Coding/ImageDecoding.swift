@@ -43,6 +43,12 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// do (junk bytes, truncation, bad ancillary CRCs, frames outside the canvas: see
     /// ``ImageRepairs``). Default `false`: lenient, with ``Image/repairs`` saying what was forgiven.
     public var strict: Bool = false
+    /// A budget for the decoded pixels, in bytes (4 per pixel, every decoded frame counted;
+    /// SDWebImage's `imageScaleDownLimitBytes`): a larger image is decoded at the reduced size
+    /// that fits — JPEG and WebP straight from the compressed data, others then resampled —
+    /// instead of being refused. `nil` (the default): no budget. ``maxPixelCount`` still refuses
+    /// decompression bombs first.
+    public var maxDecodedBytes: Int?
 
     /// ```swift
     /// let options = ImageDecodingOptions(firstFrameOnly: true, thumbnailMaxPixelSize: 256)
@@ -61,6 +67,20 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     }
 
     public static let `default` = ImageDecodingOptions()
+
+    /// These options with ``thumbnailMaxPixelSize`` lowered so an image of `header` decodes
+    /// within ``maxDecodedBytes``.
+    func fittingBudget(of header: ImageHeader) -> ImageDecodingOptions {
+        guard let maxDecodedBytes, header.pixelWidth > 0, header.pixelHeight > 0 else { return self }
+        let frames = firstFrameOnly ? 1 : max(1, header.frameCount)
+        let bytes = Double(header.pixelWidth) * Double(header.pixelHeight) * 4 * Double(frames)
+        let budget = Double(max(maxDecodedBytes, 4))  // zero or less: one pixel
+        guard bytes > budget else { return self }
+        var options = self
+        let fitting = max(1, Int(Double(max(header.pixelWidth, header.pixelHeight)) * (budget / bytes).squareRoot()))
+        options.thumbnailMaxPixelSize = min(thumbnailMaxPixelSize ?? .max, fitting)
+        return options
+    }
 }
 
 /// Turns encoded data into an ``Image``.

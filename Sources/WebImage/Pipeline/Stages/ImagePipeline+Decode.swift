@@ -19,7 +19,7 @@ extension ImagePipeline {
     private func decode(_ request: ImageRequest, context: DecodeContext) async throws -> DecodedImage {
         let coders = request.context.coders ?? configuration.coders
         let previews = request.options.contains(.progressiveLoad)
-            ? PreviewMaker(ProgressiveDecoder(decoder: coders, options: decodingOptions(for: request, header: nil), minimumInterval: request.context.previewInterval))
+            ? PreviewMaker(ProgressiveDecoder(decoder: coders, options: decodingOptions(for: request), minimumInterval: request.context.previewInterval))
             : nil
         let original = try await originalData(for: request, in: context) { event in
             context.send(event)
@@ -51,8 +51,7 @@ extension ImagePipeline {
         if request.options.contains(.avoidDecode) {
             return Image(header: try coders.readHeader(data), scale: scale)
         }
-        let header = request.options.contains(.scaleDownLargeImages) ? try coders.readHeader(data) : nil
-        var options = decodingOptions(for: request, header: header)
+        var options = decodingOptions(for: request)
         options.scale = scale
         counters.decodes.add(1, ordering: .relaxed)
         let started = ContinuousClock.now
@@ -68,22 +67,12 @@ extension ImagePipeline {
     }
 
     /// The pipeline's decoding options with the request's thumbnail, first-frame and
-    /// scale-down settings.
-    func decodingOptions(for request: ImageRequest, header: ImageHeader?) -> ImageDecodingOptions {
+    /// scale-down settings (the byte budget is the coders' ``ImageDecodingOptions/maxDecodedBytes``).
+    func decodingOptions(for request: ImageRequest) -> ImageDecodingOptions {
         var options = configuration.decodingOptions
         if request.options.contains(.decodeFirstFrameOnly) { options.firstFrameOnly = true }
-        var side = request.context.thumbnailMaxPixelSize
-        if let header, header.pixelWidth > 0, header.pixelHeight > 0 {
-            let frames = options.firstFrameOnly ? 1 : max(1, header.frameCount)
-            let bytes = Double(header.pixelWidth) * Double(header.pixelHeight) * 4 * Double(frames)
-            let budget = Double(max(request.context.scaleDownLimitBytes, 4))  // a zero or negative budget means one pixel
-            if bytes > budget {
-                let factor = (budget / bytes).squareRoot()
-                let fitting = max(1, Int(Double(max(header.pixelWidth, header.pixelHeight)) * factor))
-                side = min(side ?? .max, fitting)
-            }
-        }
-        options.thumbnailMaxPixelSize = side
+        options.thumbnailMaxPixelSize = request.context.thumbnailMaxPixelSize
+        if request.options.contains(.scaleDownLargeImages) { options.maxDecodedBytes = request.context.scaleDownLimitBytes }
         return options
     }
 }
