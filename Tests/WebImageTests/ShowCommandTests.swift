@@ -179,6 +179,41 @@ struct ShowCommandTests {
         }
     }
 
+    /// A load whose answer has not begun shows the placeholder: the grey (64, 64, 64) box, then
+    /// the image once it arrives.
+    @Test(.enabled(if: TmuxSession.isAvailable))
+    func aLoadThatHasNotAnsweredShowsTheGreyPlaceholderThenTheImage() async throws {
+        try await withOrigin(files: try Self.files()) { origin in
+            let urls = [origin.imageURL("red.png", query: "delay=12000"), origin.imageURL("green.png")].map(\.absoluteString)
+            try await TmuxSession.with { tmux in
+                try await tmux.start(
+                    [WebImageCommand.executable.path, "show", "--grid", "--cache-dir", temporaryDirectory().path] + urls,
+                    columns: 35, rows: 21)
+                func colour(_ screen: CapturedScreen, cell: Int) -> [Int]? {
+                    let (row, column) = Self.origin(of: cell)
+                    guard let top = screen[row + 3, column + 4], top.character == "▀", top.foreground == top.background else { return nil }
+                    return top.foreground
+                }
+                func until(_ condition: (CapturedScreen) -> Bool) async throws -> CapturedScreen? {
+                    let deadline = ContinuousClock.now + .seconds(60)
+                    while ContinuousClock.now < deadline {
+                        let screen = CapturedScreen(try await tmux.capture())
+                        if condition(screen) { return screen }
+                        try await Task.sleep(for: .milliseconds(50))
+                    }
+                    return nil
+                }
+                // The second cell's image is drawn while the first still waits for its answer.
+                let waiting = try await until { colour($0, cell: 1) == [0, 255, 0] }
+                #expect(waiting.map { colour($0, cell: 0) } == [64, 64, 64], "cell 0 while waiting: \(waiting.map { colour($0, cell: 0) } as Any)")
+                #expect(origin.requestCount(path: "/images/red.png") == 1)
+                let arrived = try await until { colour($0, cell: 0) == [255, 0, 0] }
+                #expect(arrived != nil, "the image never replaced the placeholder")
+                try await tmux.send("q")
+            }
+        }
+    }
+
     @Test func withoutATerminalItExits64UnlessToldToWriteBlocks() async throws {
         try await withOrigin(files: try Self.files()) { origin in
             let cache = temporaryDirectory().path
