@@ -26,6 +26,25 @@ struct ShowCommandTests {
     /// 10 rows apart and 17 columns apart; the status line is row 20.
     static func origin(of cell: Int) -> (row: Int, column: Int) { (cell / 2 * 10, cell % 2 * 17) }
 
+    /// The one colour a cell's picture shows at its top left (upper half-block, same colour in
+    /// both halves), or nil.
+    static func colour(_ screen: CapturedScreen, cell: Int) -> [Int]? {
+        let (row, column) = origin(of: cell)
+        guard let top = screen[row + 3, column + 4], top.character == "▀" else { return nil }
+        return top.foreground == top.background ? top.foreground : nil
+    }
+
+    /// The first screen within 60 s that satisfies `condition`.
+    static func screen(_ tmux: TmuxSession, until condition: (CapturedScreen) -> Bool) async throws -> CapturedScreen? {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            let screen = CapturedScreen(try await tmux.capture())
+            if condition(screen) { return screen }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return nil
+    }
+
     @Test(.enabled(if: TmuxSession.isAvailable))
     func gridPagesRebindCellsAndCancelTheLoadsThatLeftTheScreen() async throws {
         try await withOrigin(files: try Self.files()) { origin in
@@ -40,19 +59,9 @@ struct ShowCommandTests {
                     [WebImageCommand.executable.path, "show", "--grid", "--cache-dir", temporaryDirectory().path] + urls,
                     columns: 35, rows: 21)
 
-                func colour(_ screen: CapturedScreen, cell: Int) -> [Int]? {
-                    let (row, column) = Self.origin(of: cell)
-                    guard let top = screen[row + 3, column + 4], top.character == "▀" else { return nil }
-                    return top.foreground == top.background ? top.foreground : nil
-                }
+                func colour(_ screen: CapturedScreen, cell: Int) -> [Int]? { Self.colour(screen, cell: cell) }
                 func screen(until condition: (CapturedScreen) -> Bool) async throws -> CapturedScreen? {
-                    let deadline = ContinuousClock.now + .seconds(60)
-                    while ContinuousClock.now < deadline {
-                        let screen = CapturedScreen(try await tmux.capture())
-                        if condition(screen) { return screen }
-                        try await Task.sleep(for: .milliseconds(100))
-                    }
-                    return nil
+                    try await Self.screen(tmux, until: condition)
                 }
 
                 // Page 1: two colours drawn, two slow loads under way with their progress captions.
@@ -189,25 +198,12 @@ struct ShowCommandTests {
                 try await tmux.start(
                     [WebImageCommand.executable.path, "show", "--grid", "--cache-dir", temporaryDirectory().path] + urls,
                     columns: 35, rows: 21)
-                func colour(_ screen: CapturedScreen, cell: Int) -> [Int]? {
-                    let (row, column) = Self.origin(of: cell)
-                    guard let top = screen[row + 3, column + 4], top.character == "▀", top.foreground == top.background else { return nil }
-                    return top.foreground
-                }
-                func until(_ condition: (CapturedScreen) -> Bool) async throws -> CapturedScreen? {
-                    let deadline = ContinuousClock.now + .seconds(60)
-                    while ContinuousClock.now < deadline {
-                        let screen = CapturedScreen(try await tmux.capture())
-                        if condition(screen) { return screen }
-                        try await Task.sleep(for: .milliseconds(50))
-                    }
-                    return nil
-                }
                 // The second cell's image is drawn while the first still waits for its answer.
-                let waiting = try await until { colour($0, cell: 1) == [0, 255, 0] }
-                #expect(waiting.map { colour($0, cell: 0) } == [64, 64, 64], "cell 0 while waiting: \(waiting.map { colour($0, cell: 0) } as Any)")
+                let waiting = try await Self.screen(tmux) { Self.colour($0, cell: 1) == [0, 255, 0] }
+                let waitingColour = waiting.flatMap { Self.colour($0, cell: 0) }
+                #expect(waitingColour == [64, 64, 64], "cell 0 while waiting: \(String(describing: waitingColour))")
                 #expect(origin.requestCount(path: "/images/red.png") == 1)
-                let arrived = try await until { colour($0, cell: 0) == [255, 0, 0] }
+                let arrived = try await Self.screen(tmux) { Self.colour($0, cell: 0) == [255, 0, 0] }
                 #expect(arrived != nil, "the image never replaced the placeholder")
                 try await tmux.send("q")
             }
