@@ -89,7 +89,8 @@ public enum Resampler {
                                     // Rounded to the nearest byte without a checked conversion per
                                     // channel: adding 1.5 × 2²³ leaves the rounded integer in the
                                     // low mantissa bits (values are clamped to 0…255 first).
-                                    let clamped = line[x].clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 255))
+                                    // (pointwiseMin/Max compile to vector min/max; `clamped` checks each lane for NaN.)
+                                    let clamped = pointwiseMin(pointwiseMax(line[x], .zero), SIMD4(repeating: 255))
                                     let bits = unsafeBitCast(clamped + SIMD4(repeating: 12_582_912), to: SIMD4<UInt32>.self)
                                     out[x * 4] = UInt8(truncatingIfNeeded: bits[0]); out[x * 4 + 1] = UInt8(truncatingIfNeeded: bits[1])
                                     out[x * 4 + 2] = UInt8(truncatingIfNeeded: bits[2]); out[x * 4 + 3] = UInt8(truncatingIfNeeded: bits[3])
