@@ -22,15 +22,12 @@ struct ShowCommandTests {
         ]
     }
 
-    /// The grid of a 35 × 21 pane with 16-column cells: 2 × 2 cells of 8 image rows, each
-    /// 10 rows apart and 17 columns apart; the status line is row 20.
-    static func origin(of cell: Int) -> (row: Int, column: Int) { (cell / 2 * 10, cell % 2 * 17) }
-
-    /// The one colour a cell's picture shows at its top left (upper half-block, same colour in
-    /// both halves), or nil.
-    static func colour(_ screen: CapturedScreen, cell: Int) -> [Int]? {
-        let (row, column) = origin(of: cell)
-        guard let top = screen[row + 3, column + 4], top.character == "▀" else { return nil }
+    /// The one colour cell `cell` shows near its top left (an upper half-block with the same
+    /// colour in both halves), or nil. Cells are 17 columns and 10 rows apart (16 × 8 pictures),
+    /// `columns` to a row: 2 in a 35-column pane, whose status line is row 20.
+    static func colour(_ screen: CapturedScreen, cell: Int, columns: Int = 2) -> [Int]? {
+        let row = cell / columns * 10 + 3, column = cell % columns * 17 + 4
+        guard let top = screen[row, column], top.character == "▀" else { return nil }
         return top.foreground == top.background ? top.foreground : nil
     }
 
@@ -134,9 +131,7 @@ struct ShowCommandTests {
                     [WebImageCommand.executable.path, "show", "--grid", "--cache-dir", temporaryDirectory().path] + urls,
                     columns: 35, rows: 21)
                 func colour(_ screen: CapturedScreen, cell: Int, columns: Int = 2) -> [Int]? {
-                    let row = cell / columns * 10 + 3, column = cell % columns * 17 + 4
-                    guard let top = screen[row, column], top.character == "▀", top.foreground == top.background else { return nil }
-                    return top.foreground
+                    Self.colour(screen, cell: cell, columns: columns)
                 }
                 /// The colours cell `cell` showed over `duration`, sampled every 50 ms.
                 func seen(cell: Int, for duration: Duration) async throws -> Set<[Int]> {
