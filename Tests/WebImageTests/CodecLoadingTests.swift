@@ -49,6 +49,9 @@ struct CodecLoadingTests {
         let jxl = try await WebImageCommand.run(
             ["info", CodecFixtures.directory.appendingPathComponent("jxl-lossy.jxl").path, "--decode"], environment: environment)
         #expect(jxl.status != 0 && (jxl.stdout + jxl.stderr).contains("WEBIMAGE_DISABLE_CODECS"))
+        // The list is read leniently: spaces and capitals as people write them.
+        let loosely = try await WebImageCommand.run(["info", avif.path, "--decode"], environment: ["WEBIMAGE_DISABLE_CODECS": "jxl , AVIF"])
+        #expect(loosely.status != 0 && (loosely.stdout + loosely.stderr).contains("WEBIMAGE_DISABLE_CODECS"))
         let still = try await WebImageCommand.run(["info", jpeg.path, "--decode"], environment: environment)
         #expect(still.status == 0, "\(still.stderr)")
         // Without the switch the same file decodes (in this process the libraries load as usual).

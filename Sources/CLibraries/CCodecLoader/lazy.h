@@ -8,15 +8,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
-// Whether WEBIMAGE_DISABLE_CODECS (a comma-separated list) names `name`.
+// Whether WEBIMAGE_DISABLE_CODECS (a comma-separated list; spaces and case ignored) names `name`.
 static inline int webimage_lazy_disabled(const char *name) {
     const char *list = getenv("WEBIMAGE_DISABLE_CODECS");
     size_t length = strlen(name);
     for (const char *p = list; p && *p;) {
         const char *end = strchr(p, ',');
-        size_t n = end ? (size_t)(end - p) : strlen(p);
-        if (n == length && strncmp(p, name, n) == 0) return 1;
+        const char *last = end ? end : p + strlen(p);
+        while (p < last && *p == ' ') p++;
+        while (last > p && last[-1] == ' ') last--;
+        if ((size_t)(last - p) == length && strncasecmp(p, name, length) == 0) return 1;
         p = end ? end + 1 : NULL;
     }
     return 0;
