@@ -74,6 +74,12 @@ struct ShowCommandTests {
                 #expect(page1[13, 4]?.character == "▀" && page1[13, 4]?.foreground != nil, "row: \(page1.raw(13).debugDescription)")
                 #expect(origin.requestCount(path: "/images/slowA.png") == 1 && origin.abortedBodies(path: "/images/slowA.png") == 0)
 
+                // Both slow bodies have begun, so paging away has two to abort.
+                let begun = ContinuousClock.now + .seconds(30)
+                while ContinuousClock.now < begun,
+                      origin.bytesSent(path: "/images/slowA.png") == 0 || origin.bytesSent(path: "/images/slowB.png") == 0 {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
                 // Page 2 (n): the cells are rebound; the slow loads of page 1 are cancelled.
                 try await tmux.send("n")
                 let second = try await screen { s in colour(s, cell: 0) == [0, 0, 255] && colour(s, cell: 1) == [255, 255, 0] }
