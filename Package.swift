@@ -126,6 +126,7 @@ let package = Package(
             name: "WebImageTests",
             dependencies: [
                 "WebImage", "WebImageOrigin", "WebImageServer", "WebImageTerminal", "WebImageURLSession",
+                "CCRC32C",  // the checksum tests compare its ISA-L and builtin paths
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),  // the disk cache tests damage the index
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),

@@ -27,9 +27,18 @@ struct DiskCacheDamageTests {
         return try DatabaseQueue(path: directory.appendingPathComponent("index.sqlite").path, configuration: configuration)
     }
 
-    /// `damage` the file; the next read is a miss, the entry and its file are gone, the damage counted.
+    /// `damage` the file; the next read is a miss, the entry and its file are gone, the damage
+    /// counted — whether the damage comes before the first read or after a hit (when the cache
+    /// remembers the entry's row and reads no index).
     func expectDetected(_ damage: (String) throws -> Void) throws {
+        for afterAHit in [false, true] {
+            try expectDetected(afterAHit: afterAHit, damage)
+        }
+    }
+
+    private func expectDetected(afterAHit: Bool, _ damage: (String) throws -> Void) throws {
         let (cache, _, path) = try filled()
+        if afterAHit { #expect(cache.entry(for: key)?.data == bytes) }
         try damage(path)
         #expect(cache.entry(for: key) == nil)
         #expect(!FileManager.default.fileExists(atPath: path))

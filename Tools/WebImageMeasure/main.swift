@@ -12,6 +12,8 @@
 //   WebImageMeasure sync-hit N         the same through cachedImage(forKey:)
 //   WebImageMeasure floor N            N tasks that each wait on a continuation one job resumes:
 //                                      what any sharing costs per caller on this machine
+//   WebImageMeasure disk-hit ROUNDS    200 × 50 KB disk-cache hits (data only) and FileManager reads
+//                                      of the same bytes, alternating, ROUNDS times; ns per read each
 //   WebImageMeasure download URL LOADER  one download into memory with LOADER (asynchttpclient or
 //                                      urlsession); scripts/measure-memory compares their peaks
 //
@@ -76,6 +78,34 @@ if arguments.count == 3, let count = Int(arguments[2]), ["callers", "memory-hit"
     }
     await origin.stop()
     print("median \(perCall.sorted()[perCall.count / 2]) ns per call")
+    exit(0)
+}
+if arguments.count == 3, let rounds = Int(arguments[2]), arguments[1] == "disk-hit" {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-measure-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: root) }
+    let cache = try DiskCache(directory: root.appendingPathComponent("cache"), configuration: .init(synchronousWrites: false))
+    let plain = root.appendingPathComponent("plain")
+    try FileManager.default.createDirectory(at: plain, withIntermediateDirectories: true)
+    let keys = (0..<200).map { "https://example.com/images/\($0).jpg" }
+    let files = (0..<200).map { plain.appendingPathComponent("\($0).jpg").path }
+    let noise = Data((0..<50_000).map { _ in UInt8.random(in: 0...255) })
+    for (n, (key, file)) in zip(keys, files).enumerated() {
+        var bytes = noise
+        bytes[n] ^= 0xFF  // each entry differs
+        try cache.store(bytes, for: key)
+        FileManager.default.createFile(atPath: file, contents: bytes)
+    }
+    let clock = ContinuousClock()
+    var disk: Duration = .zero, read: Duration = .zero
+    for _ in 0..<rounds {
+        for (key, file) in zip(keys, files) {
+            disk += clock.measure { precondition(cache.entry(for: key)?.data.count == 50_000) }
+            read += clock.measure { precondition(FileManager.default.contents(atPath: file)?.count == 50_000) }
+        }
+    }
+    let reads = Double(rounds * keys.count)
+    let (diskNs, readNs) = (Double(disk / .nanoseconds(1)) / reads, Double(read / .nanoseconds(1)) / reads)
+    print("disk hit \(Int(diskNs)) ns, FileManager \(Int(readNs)) ns, ratio \(String(format: "%.2f", readNs / diskNs))")
     exit(0)
 }
 if arguments.count == 4, arguments[1] == "download", let url = URL(string: arguments[2]) {

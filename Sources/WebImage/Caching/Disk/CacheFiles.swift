@@ -103,25 +103,33 @@ struct CacheFiles: Sendable {
     }
 
     /// The whole file `name`, read with one `open` and `read` calls into an unzeroed buffer.
-    func read(_ name: String) -> ReadResult {
+    /// With `expectedSize` (the index's), no `fstat`: it reads up to one byte more, so a file of
+    /// another length still reads as another length (a longer one as `expectedSize + 1` bytes).
+    func read(_ name: String, expectedSize: Int? = nil) -> ReadResult {
         let descriptor = open(path(of: name), O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return errno == ENOENT ? .missing : .failed(Self.errnoReason()) }
         defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { return .failed(Self.errnoReason()) }
-        let size = Int(info.st_size)
-        guard let buffer = malloc(max(size, 1)) else { return .failed("out of memory") }
+        let capacity: Int
+        if let expectedSize {
+            capacity = expectedSize + 1
+        } else {
+            var info = stat()
+            guard fstat(descriptor, &info) == 0 else { return .failed(Self.errnoReason()) }
+            capacity = Int(info.st_size)
+        }
+        guard let buffer = malloc(max(capacity, 1)) else { return .failed("out of memory") }
         var offset = 0
-        while offset < size {
-            let count = systemRead(descriptor, buffer + offset, size - offset)
+        while offset < capacity {
+            let count = systemRead(descriptor, buffer + offset, capacity - offset)
             if count < 0 {
                 if errno == EINTR { continue }
                 let reason = Self.errnoReason()
                 free(buffer)
                 return .failed(reason)
             }
-            if count == 0 { break }
             offset += count
+            // A regular file's read returns less than asked only at its end.
+            if count == 0 || (expectedSize != nil && offset == capacity - 1) { break }
         }
         return .bytes(Data(bytesNoCopy: buffer, count: offset, deallocator: .free))
     }

@@ -14,6 +14,8 @@ internal import Synchronization
 ///   and only then indexed, in one transaction that also evicts: a crash leaves the old entry,
 ///   the new one, or none — and at worst an orphan file, never a row naming wrong bytes.
 /// - **Reads** check the bytes' size and checksum; a damaged entry is logged, removed and missed.
+///   A key read lately takes its row from memory (``RecentRows``; a row names a file that never
+///   changes, so a row replaced elsewhere shows as a missing file and is read again).
 /// - Access times and hit counts are written in batches (every 256 hits or 1 s, before any
 ///   eviction, on ``statistics()`` and ``flush()``).
 ///
@@ -32,6 +34,8 @@ public final class DiskCache: DataCaching {
     let logger = Logger(label: "webimage.disk-cache")
     let pending = Mutex(PendingState())
     let metrics = DiskCacheMetrics()
+    /// Rows of recent hits, so a repeated hit reads no index (see ``RecentRows``).
+    let recentRows = RecentRows()
 
     struct PendingState {
         var usage = PendingUsage()
@@ -72,26 +76,42 @@ public final class DiskCache: DataCaching {
         lookup(key, now: Date(), mayRetry: true)
     }
 
+    /// The row comes from ``recentRows`` when this process read it lately, else from the index.
     /// `mayRetry`: a missing file may mean another process replaced the entry between our index
-    /// read and our file read (and removed the old file); then the new row is read once more.
+    /// read and our file read (and removed the old file), or that a remembered row is out of
+    /// date; then the index's row is read once more. A row the index no longer has is a miss,
+    /// not damage.
     private func lookup(_ key: String, now: Date, mayRetry: Bool) -> DataCacheEntry? {
-        let row: IndexRow?
-        do { row = try index.row(for: key) } catch {
-            logger.error("disk cache lookup failed", metadata: ["key": "\(key)", "error": "\(error)"])
-            return miss()
+        var remembered = true
+        var found = recentRows[key]
+        if found == nil {
+            remembered = false
+            do { found = try index.row(for: key) } catch {
+                logger.error("disk cache lookup failed", metadata: ["key": "\(key)", "error": "\(error)"])
+                return miss()
+            }
         }
-        guard var row else { return miss() }
+        guard var row = found else { return miss() }
         if let touched = pending.withLock({ $0.usage.touches[key] }) {  // not yet written
             row.metadata.lastAccess = max(row.metadata.lastAccess, Date(timeIntervalSince1970: touched))
         }
         if isExpired(row.metadata, now: now) {
+            // A remembered row may be older than the index's (other processes' hits, updates).
+            if remembered {
+                recentRows.forget(key)
+                return lookup(key, now: now, mayRetry: mayRetry)
+            }
             discard(row, reason: nil)
             return miss()
         }
-        switch files.read(row.file) {
+        switch files.read(row.file, expectedSize: row.size) {
         case .missing:
-            if mayRetry, let current = try? index.row(for: key), current.file != row.file {
-                return lookup(key, now: now, mayRetry: false)
+            recentRows.forget(key)
+            let current = remembered || mayRetry ? try? index.row(for: key) : row
+            guard let current, current.file == row.file else {
+                // Replaced or removed since the row was read (by another process, or a remembered
+                // row this process evicted): the index's row now, once.
+                return current != nil && mayRetry ? lookup(key, now: now, mayRetry: false) : miss()
             }
             discard(row, reason: "file missing")
             return miss()
@@ -100,9 +120,12 @@ public final class DiskCache: DataCaching {
             return miss()
         case .bytes(let data):
             guard data.count == row.size, data.withUnsafeBytes(ContentChecksum.of) == row.checksum else {
-                discard(row, reason: data.count == row.size ? "checksum mismatch" : "size \(data.count), expected \(row.size)")
+                let reason = data.count == row.size ? "checksum mismatch"
+                    : data.count > row.size ? "longer than the \(row.size) bytes indexed" : "size \(data.count), expected \(row.size)"
+                discard(row, reason: reason)
                 return miss()
             }
+            if !remembered { recentRows.remember(row) }
             var metadata = row.metadata
             metadata.lastAccess = now
             recordHit(key, at: now)
@@ -119,6 +142,7 @@ public final class DiskCache: DataCaching {
             throw logged(.entryTooLarge(bytes: data.count, limit: configuration.sizeLimit), key: key)
         }
         let name = CacheFiles.newName(for: key)
+        recentRows.forget(key)
         do { try files.write(data, name: name, sync: configuration.synchronousWrites) } catch { throw logged(error, key: key) }
         var metadata = metadata
         metadata.byteCount = data.count
@@ -146,12 +170,14 @@ public final class DiskCache: DataCaching {
 
     /// Replaces the metadata of the entry for `key` (after a `304 Not Modified`); its bytes stay.
     public func updateMetadata(_ metadata: CacheMetadata, for key: String) {
+        recentRows.forget(key)
         do { _ = try index.update(metadata, for: key) } catch {
             logger.error("disk cache metadata update failed", metadata: ["key": "\(key)", "error": "\(error)"])
         }
     }
 
     public func remove(key: String) {
+        recentRows.forget(key)
         do { if let file = try index.remove(key: key) { files.remove(file) } } catch {
             logger.error("disk cache remove failed", metadata: ["key": "\(key)", "error": "\(error)"])
         }
@@ -161,6 +187,7 @@ public final class DiskCache: DataCaching {
     /// entries then read as misses).
     public func removeAll() throws(DiskCacheError) {
         _ = takeUsage()
+        recentRows.forgetAll()
         try index.removeAll()
         for name in (try? FileManager.default.contentsOfDirectory(atPath: files.files.path)) ?? [] { files.remove(name) }
     }
@@ -182,6 +209,7 @@ public final class DiskCache: DataCaching {
 
     /// Drops `row` (only if it still names the same file) and its file; `reason` marks damage.
     func discard(_ row: IndexRow, reason: String?) {
+        recentRows.forget(row.key)
         if let reason {
             logger.error("damaged disk cache entry removed", metadata: ["key": "\(row.key)", "file": "\(row.file)", "reason": "\(reason)"])
             metrics.damaged.increment()
