@@ -10,8 +10,8 @@ public import Foundation
 /// cache[key] = image
 /// let hit = cache[key]
 /// ```
-public protocol ImageCaching: Sendable {
-    subscript(key: String) -> Image? { get nonmutating set }
+public protocol ImageCaching: AnyObject, Sendable {
+    subscript(key: String) -> Image? { get set }
     func removeAll()
 }
 
@@ -22,7 +22,7 @@ public protocol ImageCaching: Sendable {
 /// let cache: any DataMemoryCaching = MemoryDataCache()
 /// cache[key] = data
 /// ```
-public protocol DataMemoryCaching: Sendable {
-    subscript(key: String) -> Data? { get nonmutating set }
+public protocol DataMemoryCaching: AnyObject, Sendable {
+    subscript(key: String) -> Data? { get set }
     func removeAll()
 }
