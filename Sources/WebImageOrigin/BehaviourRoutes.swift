@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import Synchronization
+import WebImage
 
 /// Routes that behave like real servers do on a bad day, for the loading layer's tests.
 ///
@@ -132,6 +132,6 @@ enum BehaviourRoutes {
 
 /// Counts requests per key (a class: the routes' closures share one instance).
 final class AttemptCounter: Sendable {
-    private let counts = Mutex<[String: Int]>([:])
+    private let counts = Locked<[String: Int]>([:])
     func next(_ key: String) -> Int { counts.withLock { $0[key, default: 0] += 1; return $0[key]! } }
 }

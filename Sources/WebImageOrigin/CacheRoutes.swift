@@ -1,6 +1,5 @@
 public import Foundation
 import Hummingbird
-import Synchronization
 import WebImage
 
 /// Routes for testing HTTP caching semantics.
@@ -71,7 +70,7 @@ enum CacheRoutes {
 
 /// Which sample each swapped name serves now.
 final class SwapTable: Sendable {
-    let state = Mutex<[String: String]>([:])
+    let state = Locked<[String: String]>([:])
 }
 
 /// IMF-fixdate formatting and parsing for the routes' headers.

@@ -1,11 +1,11 @@
 public import Foundation
 import Hummingbird
+import WebImage
 import HummingbirdCore
 import HummingbirdTLS
 import NIOSSL
 import ServiceLifecycle
 public import Logging
-import Synchronization
 
 /// A real HTTP origin on 127.0.0.1 and an ephemeral port, serving images from memory.
 ///
@@ -137,8 +137,8 @@ final class FileStore: Sendable {
         var etag: String { "\"v\(version)-\(data.count)\"" }
     }
 
-    private let state: Mutex<[String: File]>
-    init(_ files: [String: Data]) { state = Mutex(files.mapValues { File(data: $0, version: 1) }) }
+    private let state: Locked<[String: File]>
+    init(_ files: [String: Data]) { state = Locked(files.mapValues { File(data: $0, version: 1) }) }
     subscript(name: String) -> File? { state.withLock { $0[name] } }
     func set(_ data: Data, _ name: String) {
         state.withLock { $0[name] = File(data: data, version: ($0[name]?.version ?? 0) + 1) }

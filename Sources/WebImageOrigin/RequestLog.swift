@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import Synchronization
+import WebImage
 
 /// One request as the origin saw it.
 public struct LoggedRequest: Sendable {
@@ -32,7 +32,7 @@ final class RequestLog: Sendable {
         var base = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Logs an arriving request; returns its serial number for ``answered(_:status:)``.
     func arrive(path: String, query: String?, headers: [String: String]) -> Int {

@@ -1,5 +1,4 @@
-import Synchronization
-
+import WebImage
 /// Waits for `work` (already running in its own task) or for `timeout`, whichever comes first.
 /// On timeout `work` keeps running — CPU-bound rendering cannot be interrupted — and whoever
 /// started it keeps its slot until it ends; the caller is answered at once.
@@ -21,7 +20,7 @@ enum Deadline {
 
     /// A continuation resumed by whichever side comes first.
     private final class Once<Value: Sendable>: Sendable {
-        private let continuation = Mutex<CheckedContinuation<Value, Never>?>(nil)
+        private let continuation = Locked<CheckedContinuation<Value, Never>?>(nil)
         func set(_ value: CheckedContinuation<Value, Never>) { continuation.withLock { $0 = value } }
         func resume(returning value: Value) { continuation.withLock { $0.take() }?.resume(returning: value) }
     }

@@ -1,4 +1,5 @@
 import DequeModule
+import WebImage
 import Synchronization
 
 /// Admission to rendering: at most `maxRunning` renders at once, at most `maxWaiting` requests
@@ -24,7 +25,7 @@ final class RenderQueue: Sendable {
         var perClient: [String: Int] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(maxRunning: Int, maxWaiting: Int, maxPerClient: Int?) {
         self.maxRunning = max(1, maxRunning)

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import WebImage
 
 /// The body of one ``URLSessionDataLoader`` transfer, between libcurl's thread and the one reader.
@@ -27,7 +26,7 @@ final class BodyChannel: Sendable {
     /// kept as one buffer carries no spare capacity; past it, it grows as `Data` does.
     private static let reserveLimit = 4 << 20
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let onReaderGone: @Sendable () -> Void
 
     /// `onReaderGone` runs once, when the reader is cancelled or drops the body.

@@ -3,7 +3,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 import WebImage
 
 /// What ``SessionDelegate`` knows of one task of a ``URLSessionDataLoader``.
@@ -24,7 +23,7 @@ struct TaskState: Sendable {
 /// The callbacks run inline on the session's work queue (``InlineDelegateQueue``): they must
 /// not block, and cancel tasks only through ``cancelLater(_:)``.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
-    private let tasks = Mutex<[Int: TaskState]>([:])
+    private let tasks = Locked<[Int: TaskState]>([:])
     private let maxRedirects: Int
 
     init(maxRedirects: Int) {

@@ -35,6 +35,9 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Re-encode as jpeg, png, webp, gif, avif or apng (the file extension follows).")
     var format: String?
 
+    @Option(name: .long, help: "Quality of lossy output (jpeg, lossy webp, avif), 1-100 (default 85); with --resize, --format or --process.")
+    var quality: Int?
+
     @Option(name: .long, help: "Process each image, e.g. resize:256x256:fill,round:12,blur:2 (also grayscale, rotate:90, crop:X,Y,W,H, crop:square, circle, flip:h, tint:RRGGBBAA).")
     var process: String?
 
@@ -97,7 +100,7 @@ struct FetchCommand: AsyncParsableCommand {
         guard [cacheOnly, reload, noCache].filter({ $0 }).count <= 1 else {
             throw ValidationError("--cache-only, --reload and --no-cache exclude each other")
         }
-        do { _ = try OutputTransform(resize: resize, format: format, process: process) } catch { throw ValidationError("\(error)") }
+        do { _ = try OutputTransform(resize: resize, format: format, process: process, quality: quality) } catch { throw ValidationError("\(error)") }
         guard !urls.isEmpty || input != nil else { throw ValidationError("no URLs given (pass them as arguments or with --input)") }
     }
 
@@ -107,7 +110,7 @@ struct FetchCommand: AsyncParsableCommand {
         try OutputFile.checkWritable(outputDir)
         // A file size limit (ulimit -f) makes writes fail with EFBIG instead of killing the process.
         signal(SIGXFSZ, SIG_IGN)
-        let transform = try OutputTransform(resize: resize, format: format, process: process)
+        let transform = try OutputTransform(resize: resize, format: format, process: process, quality: quality)
         // With --resize the pipeline itself decodes at thumbnail size (JPEG DCT scaling, WebP scaling).
         let pipeline = try CLIPipeline.make(
             cacheDir: cacheDir, concurrency: concurrency, decodingOptions: transform?.decodingOptions ?? .default,

@@ -1,7 +1,7 @@
 import Foundation
 import WebImage
 
-/// `fetch --process SPEC --resize WxH --format F`: the command-line parsing of the options. The
+/// `fetch --process SPEC --resize WxH --format F --quality Q`: the command-line parsing of the options. The
 /// processors run in the pipeline (so processed variants are shared and cached under their image
 /// key); orienting, fitting and encoding are the library's ``ImageExport``.
 ///
@@ -13,9 +13,17 @@ struct OutputTransform: Sendable {
     let processors: [any ImageProcessing]
 
     /// `nil` when no option is given.
-    init?(resize: String?, format: String?, process: String? = nil) throws {
-        guard resize != nil || format != nil || process != nil else { return nil }
+    init?(resize: String?, format: String?, process: String? = nil, quality: Int? = nil) throws {
+        guard resize != nil || format != nil || process != nil else {
+            // Originals are written as downloaded: there is nothing to encode.
+            if quality != nil { throw CLIError("--quality applies to re-encoded output: add --resize, --format or --process") }
+            return nil
+        }
         var export = ImageExport()
+        if let quality {
+            guard (1...100).contains(quality) else { throw CLIError("--quality expects 1 to 100, such as 85") }
+            export.lossyQuality = Double(quality) / 100
+        }
         do {
             processors = try process.map(ImageProcessorSpec.parse) ?? []
         } catch {

@@ -56,12 +56,13 @@ struct DiskCacheRecentRowsTests {
     /// Expiry by access date: another process's recent hit keeps the entry, though this process
     /// last read it longer ago than the age limit.
     @Test func anEntryAnotherProcessKeptInUseIsNotExpiredFromAnOldRow() async throws {
-        let (here, elsewhere) = try twoCaches(.init(maxAge: .seconds(2), expireType: .accessDate))
-        try await Task.sleep(for: .milliseconds(1200))
+        // Margins of 1.5 s (times the test time scale) either side of the age limit.
+        let (here, elsewhere) = try twoCaches(.init(maxAge: TestTime.scaled(.seconds(4)), expireType: .accessDate))
+        try await Task.sleep(for: TestTime.scaled(.milliseconds(2500)))
         #expect(elsewhere.entry(for: key)?.data == first)
         elsewhere.flush()
-        try await Task.sleep(for: .milliseconds(1200))
-        // 2.4 s since this cache's own hit, 1.2 s since the other's.
+        try await Task.sleep(for: TestTime.scaled(.milliseconds(2500)))
+        // 5 s since this cache's own hit, 2.5 s since the other's.
         #expect(here.entry(for: key)?.data == first)
         #expect(try here.statistics().count == 1)
     }

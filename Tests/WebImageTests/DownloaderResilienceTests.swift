@@ -30,10 +30,12 @@ struct DownloaderResilienceTests {
         try await withOrigin { origin in
             // The first answer sends 20,000 bytes and then hangs: the attempt times out, and the
             // retry (which runs in a new task, the timed-out one being cancelled) resumes.
-            let downloader = loader.downloader(timeout: .seconds(4), retryingOnceAfter: .milliseconds(10))
+            let timeout = TestTime.scaled(.seconds(4))
+            let downloader = loader.downloader(timeout: timeout, retryingOnceAfter: .milliseconds(10))
             let started = ContinuousClock.now
             let result: DownloadResult
-            do { result = try await downloader.download(origin.url("/flaky/photo.jpg?fails=1&cut=20000&hang=10000")) } catch {
+            let hang = 10_000 * TestTime.scale  // ms, longer than the timeout
+            do { result = try await downloader.download(origin.url("/flaky/photo.jpg?fails=1&cut=20000&hang=\(hang)")) } catch {
                 Issue.record("\(error) after \(ContinuousClock.now - started): \(origin.requests.map { "\($0.path) \($0.status) \($0.headers)" })")
                 return
             }
@@ -41,7 +43,7 @@ struct DownloaderResilienceTests {
             // Not before the timeout: FoundationNetworking truncates its own interval to whole
             // seconds (0.5 s fired at once) unless the loader rounds it up. (4 s: under a loaded test
             // run the first 20,000 bytes took over 2 s, and the attempt timed out with nothing to resume.)
-            #expect(ContinuousClock.now - started >= .seconds(4))
+            #expect(ContinuousClock.now - started >= timeout)
             #expect(origin.requests.count == 2)
             #expect(origin.requests.last?.headers["range"] == "bytes=20000-")
             #expect(origin.requests.last?.status == 206)
@@ -189,12 +191,19 @@ struct DownloaderResilienceTests {
     func refusedConnectionFailsPerAttemptNotPerConnectTimeout(loader: LoaderKind) async throws {
         // Nothing listens on port 1. Three attempts (two retries) must not each wait for the
         // 10 s connect timeout: the transport gives up on a refused connection at once.
-        let downloader = loader.downloader { $0.retryPolicy = RetryPolicy(maxRetries: 2, baseDelay: .milliseconds(10)) }
+        // One attempt may take this long (AsyncHTTPClient's connect timeout, URLSession's request
+        // timeout); the three together must take less.
+        let connectTimeout = TestTime.scaled(.seconds(10))
+        var configuration = ImageDownloaderConfiguration()
+        configuration.retryPolicy = RetryPolicy(maxRetries: 2, baseDelay: .milliseconds(10))
+        configuration.timeout = connectTimeout
+        let transport: any DataLoading = loader == .asyncHTTPClient ? HTTPDataLoader(connectTimeout: connectTimeout) : loader.make()
+        let downloader = ImageDownloader(loader: transport, configuration: configuration)
         let started = ContinuousClock.now
         let error = await downloadError { _ = try await downloader.download(URL(string: "http://127.0.0.1:1/a.jpg")!) }
         guard case .transport? = error else { Issue.record("expected a transport error, got \(String(describing: error))"); return }
         #expect(error?.isTransient == true)
-        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(ContinuousClock.now - started < connectTimeout)
     }
 
     @Test func retryPolicyDelays() {

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import Testing
 import WebImage
 import WebImageOrigin
@@ -126,7 +125,7 @@ struct ImageTaskTests {
             let queue = DispatchQueue(label: "callbacks")
             let key = DispatchSpecificKey<Int>()
             queue.setSpecific(key: key, value: 7)
-            let log = Mutex<[String]>([])
+            let log = Locked<[String]>([])
             let result: Result<ImageResponse, ImagePipelineError> = await withCheckedContinuation { done in
                 pipeline.loadImage(
                     with: ImageRequest(url: origin.imageURL("photo.jpg", query: "chunk=32768&stall=5")), on: .queue(queue),

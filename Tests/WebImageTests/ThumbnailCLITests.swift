@@ -67,10 +67,44 @@ struct ThumbnailCLITests {
         }
     }
 
-    @Test(arguments: [["--resize", "abc"], ["--resize", "0x10"], ["--format", "tiff"]])
+    /// `--quality` reaches the encoder: a lower quality writes a smaller file of the same size in
+    /// pixels, further from the source; the default is 85.
+    @Test func qualityReachesTheEncoder() async throws {
+        try await withOrigin { origin in
+            var sizes: [String: Int] = [:]
+            var errors: [String: Double] = [:]
+            // What the origin serves as landscape.jpg, decoded: what each run re-encodes.
+            let source = try ImageCoderRegistry.default.decode(try SampleImages.jpeg(width: 1600, height: 900, seed: 2))
+            for quality in ["20", "85", "98", nil] {
+                let output = temporaryDirectory()
+                let result = try await WebImageCommand.run(
+                    ["fetch", origin.imageURL("landscape.jpg").absoluteString, "--output", output.path, "--no-cache", "--format", "jpeg"]
+                        + (quality.map { ["--quality", $0] } ?? []))
+                #expect(result.status == 0, "\(result.stderr)")
+                let data = try Data(contentsOf: output.appendingPathComponent("landscape.jpg"))
+                let image = try ImageCoderRegistry.default.decode(data)
+                #expect(image.pixelWidth == source.pixelWidth && image.pixelHeight == source.pixelHeight)
+                sizes[quality ?? "default"] = data.count
+                errors[quality ?? "default"] = meanAbsoluteError(image, source)
+            }
+            #expect(sizes["20"]! < sizes["85"]! && sizes["85"]! < sizes["98"]!, "\(sizes)")
+            #expect(errors["20"]! > errors["85"]! && errors["85"]! > errors["98"]!, "\(errors)")
+            #expect(sizes["default"] == sizes["85"], "the default is 85: \(sizes)")
+        }
+    }
+
+    /// Mean absolute difference per colour channel of two images of one size.
+    private func meanAbsoluteError(_ a: Image, _ b: Image) -> Double {
+        var total = 0
+        for (x, y) in zip(a.pixels, b.pixels) { total += abs(Int(x) - Int(y)) }
+        return Double(total) / Double(a.pixels.count)
+    }
+
+    @Test(arguments: [["--resize", "abc"], ["--resize", "0x10"], ["--format", "tiff"], ["--quality", "0", "--format", "jpeg"],
+                      ["--quality", "101", "--resize", "10x10"], ["--quality", "80"]])
     func badOptionsAreRejected(arguments: [String]) async throws {
         let result = try await WebImageCommand.run(["fetch", "http://127.0.0.1:1/a.jpg", "--output", temporaryDirectory().path] + arguments)
-        #expect(result.status != 0)
+        #expect(result.status == 64, "\(result.stderr)")
         #expect(result.stderr.contains(arguments[0]))
     }
 }

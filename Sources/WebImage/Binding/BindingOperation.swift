@@ -1,5 +1,3 @@
-import Synchronization
-
 /// One load bound to a display: the pipeline's ``ImageTask`` and the main-actor task that hands
 /// its events to the display, in order, while `deliver` says the load is still wanted.
 ///
@@ -7,7 +5,7 @@ import Synchronization
 /// when it was the last one) and the consumer (so nothing more is delivered).
 final class BindingOperation: Sendable {
     let imageTask: ImageTask
-    private let consumer = Mutex<Task<Void, Never>?>(nil)
+    private let consumer = Locked<Task<Void, Never>?>(nil)
 
     /// Starts `request`; `deliver` runs on the main actor for each event and returns `false`
     /// when the display no longer wants this load (a newer one replaced it, the target is gone).

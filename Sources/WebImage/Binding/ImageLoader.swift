@@ -1,6 +1,5 @@
 public import Foundation
 public import Observation
-import Synchronization
 
 /// An observable image load — what a SwiftUI view or any Observation-based UI binds to
 /// (Nuke's `FetchImage`, SDWebImageSwiftUI's `ImageManager`).
@@ -40,7 +39,7 @@ public final class ImageLoader {
 
     /// The pipeline loads go through.
     @ObservationIgnored public let pipeline: ImagePipeline
-    @ObservationIgnored private let operation = Mutex<BindingOperation?>(nil)
+    @ObservationIgnored private let operation = Locked<BindingOperation?>(nil)
     @ObservationIgnored private var generation: UInt64 = 0
 
     /// The running task, for tests and tools.

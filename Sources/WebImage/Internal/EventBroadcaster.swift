@@ -1,8 +1,6 @@
-import Synchronization
-
 /// Fans events out to every open `AsyncStream`; a stream that ends is forgotten.
 final class EventBroadcaster<Event: Sendable>: Sendable {
-    private let state = Mutex<(next: UInt64, continuations: [UInt64: AsyncStream<Event>.Continuation])>((0, [:]))
+    private let state = Locked<(next: UInt64, continuations: [UInt64: AsyncStream<Event>.Continuation])>((0, [:]))
 
     func stream(bufferingNewest limit: Int = 1024) -> AsyncStream<Event> {
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(limit))

@@ -1,5 +1,4 @@
 public import Foundation
-internal import Synchronization
 
 /// Cookies received from image servers, sent back on later requests to them.
 ///
@@ -19,7 +18,7 @@ public final class CookieJar: Sendable {
         var expires: Date?
     }
 
-    private let cookies = Mutex<[String: Cookie]>([:])
+    private let cookies = Locked<[String: Cookie]>([:])
 
     public init() {}
 

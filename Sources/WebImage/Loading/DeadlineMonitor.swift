@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Calls actions when their deadlines pass, from one task that sleeps until the earliest.
 ///
 /// Attempts arm a deadline when they start and disarm it when they end; both are a lock and a
@@ -22,7 +20,7 @@ final class DeadlineMonitor: Sendable {
         var generation = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Calls `fire` once `deadline` passes, unless ``disarm(_:)`` comes first.
     func arm(at deadline: ContinuousClock.Instant, _ fire: @escaping @Sendable () -> Void) -> UInt64 {

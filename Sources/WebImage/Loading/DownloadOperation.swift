@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 
 /// One shared download: resolve (two-stage), then attempts with retries, each attempt waiting
 /// for a queue slot, sending the request, validating the response and streaming the body.
@@ -180,7 +179,7 @@ struct RangeMismatch: Error, CustomStringConvertible {
 /// Decides, once, whether an attempt finished or its timeout expired first.
 final class AttemptDeadline: Sendable {
     private enum State { case running, finished, expired }
-    private let state = Mutex(State.running)
+    private let state = Locked(State.running)
 
     /// The timer fired: true if the attempt was still running (it is now expired).
     func expire() -> Bool { state.withLock { state in state == .running ? { state = .expired; return true }() : false } }

@@ -1,5 +1,4 @@
 import DequeModule
-import Synchronization
 
 /// How the priority a download waits at relates to its callers'.
 enum QueueStage: Sendable, Equatable {
@@ -75,11 +74,11 @@ final class DownloadQueue: Sendable {
     }
 
     let order: Order
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(maxConcurrent: Int, order: Order) {
         self.order = order
-        state = Mutex(State(maxConcurrent: max(1, maxConcurrent)))
+        state = Locked(State(maxConcurrent: max(1, maxConcurrent)))
     }
 
     var maxConcurrent: Int { state.withLock { $0.maxConcurrent } }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The shared downloads in flight, keyed by identity, and the callers waiting on each.
 ///
@@ -34,7 +33,7 @@ final class DownloadRegistry: Sendable {
         var nextTicket: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     let queue: DownloadQueue
     private let deadlines: DeadlineMonitor
 

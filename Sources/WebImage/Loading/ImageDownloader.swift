@@ -20,7 +20,7 @@ public final class ImageDownloader: Sendable {
     public let loader: any DataLoading
     /// Cookies received while ``ImageDownloaderConfiguration/handlesCookies`` is on.
     public let cookies = CookieJar()
-    private let settings: Mutex<ImageDownloaderConfiguration>
+    private let settings: Locked<ImageDownloaderConfiguration>
     private let queue: DownloadQueue
     private let registry: DownloadRegistry
     private let resumables = ResumableDataStore()
@@ -28,7 +28,7 @@ public final class ImageDownloader: Sendable {
     private let deadlines = DeadlineMonitor()
     private let broadcaster = EventBroadcaster<DownloadEvent>()
     private let metrics = DownloaderMetrics()
-    private let ids = Mutex<UInt64>(0)
+    private let ids = Locked<UInt64>(0)
     private let sharing: DownloadSharing
     private let defaultTimeout: Duration
     /// Bumped when global headers or credentials change: downloads started before do not take
@@ -38,7 +38,7 @@ public final class ImageDownloader: Sendable {
 
     public init(loader: any DataLoading = HTTPDataLoader(), configuration: ImageDownloaderConfiguration = .init()) {
         self.loader = loader
-        settings = Mutex(configuration)
+        settings = Locked(configuration)
         queue = DownloadQueue(
             maxConcurrent: configuration.maxConcurrentDownloads,
             order: configuration.executionOrder == .fifo ? .fifo : .lifo)

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Resolved image URLs of two-stage look-ups, kept while the look-up response's
 /// `Cache-Control: max-age` (or `Expires`) allows — "return cached data, else load".
@@ -9,7 +8,7 @@ final class LookupCache: Sendable {
         var expires: Date
     }
 
-    private let entries = Mutex<[String: Entry]>([:])
+    private let entries = Locked<[String: Entry]>([:])
     private let limit = 1024
 
     func imageURL(for lookup: URL) -> URL? {

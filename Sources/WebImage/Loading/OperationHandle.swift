@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The task that runs one shared download, reachable for cancellation from any thread.
 ///
 /// The download runs its first attempt inline in its task, and an attempt's timeout interrupts
@@ -14,7 +12,7 @@ final class OperationHandle: Sendable {
         var generation = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Starts the download's task.
     func start(_ body: @escaping @Sendable () async -> Void) {

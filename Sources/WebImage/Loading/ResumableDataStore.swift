@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Bytes of interrupted downloads that can be resumed with `Range` + `If-Range` (as in Nuke).
 ///
@@ -18,7 +17,7 @@ final class ResumableDataStore: Sendable {
         var order: [String] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     let countLimit: Int
     let byteLimit: Int
 

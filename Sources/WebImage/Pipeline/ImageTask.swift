@@ -1,5 +1,4 @@
 public import Foundation
-import Synchronization
 
 /// A running image load, returned at once by ``ImagePipeline/imageTask(with:)``: change its
 /// priority, cancel it, and follow it through ``events``, ``progress`` and ``previews``.
@@ -31,15 +30,15 @@ public final class ImageTask: Sendable {
     public let progress: AsyncStream<DownloadProgress>
     public let previews: AsyncStream<Image>
     private let sinks: Sinks
-    private let state: Mutex<RequestPriority>
+    private let state: Locked<RequestPriority>
     private let subscriber: UInt64
     private let pipeline: ImagePipeline
-    private let task = Mutex<Task<ImageResponse, any Error>?>(nil)
+    private let task = Locked<Task<ImageResponse, any Error>?>(nil)
 
     init(pipeline: ImagePipeline, request: ImageRequest) {
         self.pipeline = pipeline
         self.request = request
-        state = Mutex(request.priority)
+        state = Locked(request.priority)
         subscriber = pipeline.imageWork.makeSubscriberID()
         let events = AsyncStream.makeStream(of: Event.self)
         let progress = AsyncStream.makeStream(of: DownloadProgress.self)

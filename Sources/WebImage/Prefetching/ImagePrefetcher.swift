@@ -1,7 +1,6 @@
 public import Foundation
 import Logging
 import Metrics
-import Synchronization
 
 /// Loads images before they are needed, a few at a time and at low priority, so that they
 /// show at once later — SDWebImage's `SDWebImagePrefetcher` and Nuke's `ImagePrefetcher`.
@@ -19,7 +18,7 @@ import Synchronization
 /// prefetcher.stopPrefetching(urlsScrolledAway)
 /// ```
 ///
-/// A class guarded by a `Mutex`, not an actor: start and stop are called from synchronous code
+/// A class guarded by a `Locked` (a mutex), not an actor: start and stop are called from synchronous code
 /// (scroll callbacks) and must take effect in the order they were called — a stop made right
 /// after a start must find it, which two separate hops onto an actor would not promise — and
 /// they cost a few dictionary operations, no hop. Callbacks and events are handed, under the
@@ -35,7 +34,7 @@ public final class ImagePrefetcher: Sendable {
         var priority: RequestPriority = .low
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let observers = PrefetchObservers()
     private let delivery: AsyncStream<Event>.Continuation
     private let logger = Logger(label: "webimage.prefetcher")
@@ -46,7 +45,7 @@ public final class ImagePrefetcher: Sendable {
     public init(pipeline: ImagePipeline = .shared, destination: Destination = .memoryCache, maxConcurrent: Int = 3) {
         self.pipeline = pipeline
         self.destination = destination
-        state = Mutex(State(queue: PrefetchQueue(maxConcurrent: maxConcurrent)))
+        state = Locked(State(queue: PrefetchQueue(maxConcurrent: maxConcurrent)))
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self)
         delivery = continuation
         Task { [observers] in

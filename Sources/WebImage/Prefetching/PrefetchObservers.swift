@@ -1,6 +1,5 @@
 import Foundation
 import Metrics
-import Synchronization
 
 /// Who hears of a prefetcher's progress: its two callbacks and its event streams. Fed by the
 /// prefetcher's single delivery task, so everything arrives in the order it happened.
@@ -10,7 +9,7 @@ final class PrefetchObservers: Sendable {
         var allDone: (@Sendable (ImagePrefetcher.Counts) -> Void)?
     }
 
-    let callbacks = Mutex(Callbacks())
+    let callbacks = Locked(Callbacks())
     let broadcaster = EventBroadcaster<ImagePrefetcher.Event>()
 
     /// Runs the callback for `event` (outside the lock), then sends it to every stream.

@@ -1,5 +1,5 @@
 /// The prefetcher's bookkeeping: which requests wait, which load, and the counts of the current
-/// batch. A plain value with no locking of its own — ``ImagePrefetcher`` keeps it in a `Mutex`
+/// batch. A plain value with no locking of its own — ``ImagePrefetcher`` keeps it in a `Locked` (a mutex)
 /// and does every change under that lock, so each method sees a consistent state.
 ///
 /// A *batch* begins when a request is accepted while the queue is idle and ends (one all-done)

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import Synchronization
 import WebImage
 import WebImageURLSession
 
@@ -21,6 +20,7 @@ enum LoaderKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     func downloader(_ change: (inout ImageDownloaderConfiguration) -> Void = { _ in }) -> ImageDownloader {
         var configuration = ImageDownloaderConfiguration()
         configuration.retryPolicy = .none
+        configuration.timeout = TestTime.scaled(configuration.timeout)
         change(&configuration)
         return ImageDownloader(loader: make(), configuration: configuration)
     }
@@ -39,7 +39,7 @@ func eventually(timeout: Duration = .seconds(15), _ condition: () async -> Bool)
 
 /// A thread-safe list, for values reported from callbacks.
 final class Recorder<Value: Sendable>: Sendable {
-    private let values = Mutex<[Value]>([])
+    private let values = Locked<[Value]>([])
     func append(_ value: Value) { values.withLock { $0.append(value) } }
     var all: [Value] { values.withLock { $0 } }
 }

@@ -5,7 +5,6 @@ import Logging
 import NIOCore
 import NIOFoundationCompat
 import ServiceLifecycle
-import Synchronization
 import WebImage
 import WebImageOrigin
 import WebImageServer
@@ -120,7 +119,7 @@ let quietLogger: Logger = {
 final class LoopbackConnector: PinnedConnecting {
     let originPort: Int
     private let inner = PinnedHTTPConnector()
-    private let log = Mutex<[IPAddress]>([])
+    private let log = Locked<[IPAddress]>([])
     /// Addresses that stand for the origin (documentation ranges, TEST-NET-3): connected to 127.0.0.1.
     static let publicStandIn = IPAddress("203.0.113.10")!
 

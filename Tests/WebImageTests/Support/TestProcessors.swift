@@ -34,6 +34,7 @@ func makeTestPipeline(
 ) throws -> ImagePipeline {
     var configuration = ImageDownloaderConfiguration()
     configuration.retryPolicy = .none
+    configuration.timeout = TestTime.scaled(configuration.timeout)
     change(&configuration)
     return ImagePipeline(configuration: .init(
         downloader: ImageDownloader(configuration: configuration), memoryCache: memory,

@@ -1,7 +1,6 @@
 public import Foundation
 internal import Logging
 internal import Metrics
-internal import Synchronization
 
 /// Original image bytes on disk with their HTTP metadata, bounded by size and age, safe across
 /// crashes and across processes sharing the directory.
@@ -30,9 +29,9 @@ public final class DiskCache: DataCaching {
     public let configuration: Configuration
     let files: CacheFiles
     private let indexPath: String
-    private let openedIndex = Mutex<CacheIndex?>(nil)
+    private let openedIndex = Locked<CacheIndex?>(nil)
     let logger = Logger(label: "webimage.disk-cache")
-    let pending = Mutex(PendingState())
+    let pending = Locked(PendingState())
     let metrics = DiskCacheMetrics()
     /// Rows of recent hits, so a repeated hit reads no index (see ``RecentRows``).
     let recentRows = RecentRows()

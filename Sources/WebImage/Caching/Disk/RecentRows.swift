@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The index rows this process read lately, so that a repeated disk hit takes its row from
 /// memory instead of SQLite: the index read was half of a 50 KB hit (GRDB's queue, SQLite's file
 /// locks, building the row; measured with `perf`, docs/PERFORMANCE.md).
@@ -13,7 +11,7 @@ import Synchronization
 /// revalidates once more itself. Rows are forgotten on every change this cache makes to a key,
 /// and least recently used ones go first beyond ``limit``.
 final class RecentRows: Sendable {
-    private let rows = Mutex(CostLRU<IndexRow>())
+    private let rows = Locked(CostLRU<IndexRow>())
     /// At most this many rows (about 250 bytes each).
     let limit: Int
 

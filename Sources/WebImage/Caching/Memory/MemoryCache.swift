@@ -1,4 +1,3 @@
-internal import Synchronization
 internal import Metrics
 
 /// An in-memory LRU cache of decoded images, bounded by total cost, by count and optionally by
@@ -34,7 +33,7 @@ public final class MemoryCache: ImageCaching {
     }
 
     public let configuration: Configuration
-    let state = Mutex(State())
+    let state = Locked(State())
     private let evictions = Counter(label: "webimage_memory_cache_evictions_total")
 
     public init(configuration: Configuration = .init()) {

@@ -1,5 +1,4 @@
 public import Foundation
-internal import Synchronization
 
 /// Original (encoded) image bytes in memory, LRU by byte count: the pipeline's "query memory
 /// data" option (SDWebImage's `SDImageCacheQueryMemoryData`), kept apart from the decoded
@@ -15,7 +14,7 @@ public final class MemoryDataCache: DataMemoryCaching {
     public let costLimit: Int
     /// Entries above this share of `costLimit` are not kept.
     public let maxEntryCostFraction: Double
-    private let state = Mutex(CostLRU<Data>())
+    private let state = Locked(CostLRU<Data>())
 
     /// - Parameter costLimit: default 20 MB, a fifth of the image cache's default.
     public init(costLimit: Int = 20_000_000, maxEntryCostFraction: Double = 0.1) {

@@ -1,5 +1,4 @@
 public import Foundation
-import Synchronization
 
 /// URLs whose last load failed for good (404, 410, undecodable data): they fail at once, without
 /// a request, until their time-to-live passes or a request asks for ``ImageLoadingOptions/retryFailed``
@@ -15,7 +14,7 @@ public final class FailedURLList: Sendable {
     public let timeToLive: Duration
     public let capacity: Int
     private struct Entry { var error: ImagePipelineError; var until: ContinuousClock.Instant }
-    private let entries = Mutex<[String: Entry]>([:])
+    private let entries = Locked<[String: Entry]>([:])
 
     public init(timeToLive: Duration = .seconds(60), capacity: Int = 1000) {
         self.timeToLive = timeToLive

@@ -4,7 +4,7 @@ import Synchronization
 /// tracked so that ``ImagePipeline/flushPendingStores()`` can wait for them, as a command-line
 /// tool must before it exits.
 final class PendingStores: Sendable {
-    private let tasks = Mutex<[UInt64: Task<Void, Never>]>([:])
+    private let tasks = Locked<[UInt64: Task<Void, Never>]>([:])
     private let ids = Atomic<UInt64>(0)
 
     func run(_ store: @escaping @Sendable () async -> Void) {

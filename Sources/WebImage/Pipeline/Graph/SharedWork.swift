@@ -104,7 +104,7 @@ final class SharedWork<Key: Hashable & Sendable, Value: Sendable, Event: Sendabl
         }
     }
 
-    private let jobs = Mutex<[Key: Job]>([:])
+    private let jobs = Locked<[Key: Job]>([:])
     private let ids = Atomic<UInt64>(0)
     /// Jobs started (not joined): how many times the work really ran. For tests and metrics.
     private let started = Atomic<Int>(0)

@@ -1,6 +1,5 @@
 public import Foundation
 import Logging
-import Synchronization
 import Tracing
 
 extension ImagePipeline {
@@ -79,7 +78,7 @@ extension ImagePipeline {
 
 /// The progressive decoder of one decode job (its events arrive one at a time, from the download).
 final class PreviewMaker: Sendable {
-    private let decoder: Mutex<ProgressiveDecoder>
-    init(_ decoder: ProgressiveDecoder) { self.decoder = Mutex(decoder) }
+    private let decoder: Locked<ProgressiveDecoder>
+    init(_ decoder: ProgressiveDecoder) { self.decoder = Locked(decoder) }
     func preview(from prefix: Data) -> Image? { decoder.withLock { $0.update(with: prefix) } }
 }
