@@ -15,14 +15,15 @@ struct CostLRU<Value> {
     /// The reference point of ``Entry/expires``.
     static var epoch: ContinuousClock.Instant { CostLRUEpoch.instant }
 
-    private(set) var entries: [String: Entry] = [:]
-    private var order = LRUList<String>()
+    private(set) var entries: [CacheKey: Entry] = [:]
+    private var order = LRUList<CacheKey>()
     private(set) var totalCost = 0
 
     var count: Int { entries.count }
 
     /// The value for `key`, made most recent; an expired entry is removed and missed.
-    mutating func value(forKey key: String) -> Value? {
+    mutating func value(forKey string: String) -> Value? {
+        let key = CacheKey(string)
         guard let entry = entries[key] else { return nil }
         if entry.expires != .max, (ContinuousClock.now - Self.epoch).nanoseconds >= entry.expires {
             remove(key)
@@ -32,7 +33,8 @@ struct CostLRU<Value> {
         return entry.value
     }
 
-    mutating func insert(_ value: Value, cost: Int, forKey key: String, expires instant: ContinuousClock.Instant?) {
+    mutating func insert(_ value: Value, cost: Int, forKey string: String, expires instant: ContinuousClock.Instant?) {
+        let key = CacheKey(string)
         let expires = instant.map { ($0 - Self.epoch).nanoseconds } ?? .max
         if let old = entries[key] {
             totalCost -= old.cost
@@ -45,7 +47,12 @@ struct CostLRU<Value> {
     }
 
     @discardableResult
-    mutating func remove(_ key: String) -> Value? {
+    mutating func remove(_ string: String) -> Value? {
+        remove(CacheKey(string))
+    }
+
+    @discardableResult
+    private mutating func remove(_ key: CacheKey) -> Value? {
         guard let entry = entries.removeValue(forKey: key) else { return nil }
         order.remove(entry.slot)
         totalCost -= entry.cost
@@ -57,7 +64,7 @@ struct CostLRU<Value> {
     mutating func trim(toCost cost: Int, count: Int, evicted: (String, inout Value) -> Void = { _, _ in }) -> Int {
         var removed = 0
         while totalCost > cost || entries.count > count, let (key, _) = order.leastRecent {
-            if var value = remove(key) { evicted(key, &value) }
+            if var value = remove(key) { evicted(key.string, &value) }
             removed += 1
         }
         return removed
