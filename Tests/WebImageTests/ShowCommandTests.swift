@@ -33,7 +33,7 @@ struct ShowCommandTests {
 
     /// The first screen within 60 s that satisfies `condition`.
     static func screen(_ tmux: TmuxSession, until condition: (CapturedScreen) -> Bool) async throws -> CapturedScreen? {
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + TestTime.scaled(.seconds(60))
         while ContinuousClock.now < deadline {
             let screen = CapturedScreen(try await tmux.capture())
             if condition(screen) { return screen }

@@ -26,10 +26,10 @@ enum LoaderKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     }
 }
 
-/// Polls `condition` until it holds or `timeout` passes; returns whether it held.
+/// Polls `condition` until it holds or `timeout` (times the test time scale) passes; returns whether it held.
 @discardableResult
 func eventually(timeout: Duration = .seconds(15), _ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
+    let deadline = ContinuousClock.now + TestTime.scaled(timeout)
     while ContinuousClock.now < deadline {
         if await condition() { return true }
         try? await Task.sleep(for: .milliseconds(10))

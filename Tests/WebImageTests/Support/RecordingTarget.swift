@@ -43,7 +43,7 @@ final class RecordingTarget: ImageTarget {
 /// suite runs on two busy cores).
 @MainActor
 func waitUntil(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
+    let deadline = ContinuousClock.now + TestTime.scaled(timeout)
     while !condition() {
         if ContinuousClock.now > deadline { return false }
         try? await Task.sleep(for: .milliseconds(10))
