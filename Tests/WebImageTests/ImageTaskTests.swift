@@ -64,10 +64,10 @@ struct ImageTaskTests {
                 _ = try await pipeline.image(for: missing.options(.retryFailed))
             }
             #expect(origin.requestCount(path: "/images/missing.jpg") == 2)
-            let shortLived = try makeTestPipeline(cacheDirectory: nil, failedURLTimeToLive: .milliseconds(300))
+            let shortLived = try makeTestPipeline(cacheDirectory: nil, failedURLTimeToLive: TestTime.scaled(.milliseconds(300)))
             await #expect(throws: ImagePipelineError.loadingFailed(.badStatusCode(404))) { _ = try await shortLived.image(for: missing) }
             #expect(shortLived.failedURLs.error(for: missing.dataKey) != nil)
-            try await Task.sleep(for: .milliseconds(400))
+            try await Task.sleep(for: TestTime.scaled(.milliseconds(400)))
             #expect(shortLived.failedURLs.error(for: missing.dataKey) == nil)
             await #expect(throws: ImagePipelineError.loadingFailed(.badStatusCode(404))) { _ = try await shortLived.image(for: missing) }
             #expect(origin.requestCount(path: "/images/missing.jpg") == 4)
