@@ -56,22 +56,28 @@ struct DiskCacheRecentRowsTests {
 
     /// Expiry by access date: another process's recent hit keeps the entry, though this process
     /// last read it longer ago than the age limit. The other process's hit is written into the
-    /// index as its batched usage flush writes it, so the test needs no timing but a lower bound
-    /// (a sleep never ends early).
+    /// index as its batched usage flush writes it, and read back with no suspension in between, so
+    /// the test needs no timing but a lower bound (a sleep never ends early).
     @Test func anEntryAnotherProcessKeptInUseIsNotExpiredFromAnOldRow() async throws {
         let directory = temporaryDirectory()
-        let here = try DiskCache(directory: directory, configuration: .init(maxAge: .seconds(1), expireType: .accessDate))
+        let here = try DiskCache(directory: directory, configuration: .init(maxAge: .seconds(2), expireType: .accessDate))
         try await here.store(first, for: key)
-        #expect(here.entry(for: key)?.data == first)  // remembered, last read now
-        try await Task.sleep(for: .milliseconds(1500))
+        #expect(await here.entry(for: key)?.data == first)  // remembered, last read now
+        try await Task.sleep(for: .milliseconds(2500))
+        #expect(try hitElsewhereThenRead(here, directory: directory) == first)
+        #expect(try here.statistics().count == 1)
+    }
+
+    /// Sets the entry's access time in the index to now, as another process's usage flush does,
+    /// then reads the entry here at once (synchronous: nothing runs in between).
+    private func hitElsewhereThenRead(_ cache: DiskCache, directory: URL) throws -> Data? {
         var configuration = GRDB.Configuration()
         configuration.busyMode = .timeout(5)
         let index = try DatabaseQueue(path: directory.appendingPathComponent("index.sqlite").path, configuration: configuration)
-        try await index.write { db in
+        try index.write { db in
             try db.execute(sql: "UPDATE entry SET lastAccess = ? WHERE key = ?", arguments: [Date().timeIntervalSince1970, key])
         }
-        #expect(here.entry(for: key)?.data == first)
-        #expect(try here.statistics().count == 1)
+        return cache.entry(for: key)?.data
     }
 
     @Test func removeAllHereForgetsEveryRow() throws {
