@@ -38,7 +38,11 @@ struct ShowCommand: AsyncParsableCommand {
     @Option(name: .customLong("cache-dir"), help: "Disk cache directory (default: the standard one).")
     var cacheDir: String?
 
+    @Option(name: .long, help: "Seconds allowed for each download attempt, body included (default 15), as in fetch.")
+    var timeout: Double?
+
     func validate() throws {
+        guard timeout.map({ $0 > 0 && $0.isFinite }) ?? true else { throw ValidationError("--timeout must be a positive number of seconds") }
         if let width, width < 4 { throw ValidationError("--width must be at least 4") }
         if cellWidth < 4 { throw ValidationError("--cell-width must be at least 4") }
     }
@@ -56,7 +60,7 @@ struct ShowCommand: AsyncParsableCommand {
                 "webimage show: standard output is not a terminal; give --protocol blocks --width N to write the pictures anyway\n".utf8))
             throw ExitCode(64)
         }
-        let pipeline = try CLIPipeline.make(cacheDir: cacheDir)
+        let pipeline = try CLIPipeline.make(cacheDir: cacheDir, timeout: timeout)
         let terminal = interactive ? TerminalDevice() : nil
         let chosen = graphics.resolved(terminal: terminal)
         let options = ShowScreen.Options(grid: grid, width: width, cellWidth: cellWidth, graphics: chosen)

@@ -53,7 +53,7 @@ struct ShowCommandTests {
             ].map(\.absoluteString)
             try await TmuxSession.with { tmux in
                 try await tmux.start(
-                    [WebImageCommand.executable.path, "show", "--grid", "--cache-dir", temporaryDirectory().path] + urls,
+                    [WebImageCommand.executable.path, "show", "--grid", "--cache-dir", temporaryDirectory().path, "--timeout", "\(15 * TestTime.scale)"] + urls,
                     columns: 35, rows: 21)
 
                 func colour(_ screen: CapturedScreen, cell: Int) -> [Int]? { Self.colour(screen, cell: cell) }
@@ -134,7 +134,7 @@ struct ShowCommandTests {
             let urls = ["blink.gif", "once.gif", "red.png", "green.png", "blue.png", "yellow.png"].map { origin.imageURL($0).absoluteString }
             try await TmuxSession.with { tmux in
                 try await tmux.start(
-                    [WebImageCommand.executable.path, "show", "--grid", "--cache-dir", temporaryDirectory().path] + urls,
+                    [WebImageCommand.executable.path, "show", "--grid", "--cache-dir", temporaryDirectory().path, "--timeout", "\(15 * TestTime.scale)"] + urls,
                     columns: 35, rows: 21)
                 func colour(_ screen: CapturedScreen, cell: Int, columns: Int = 2) -> [Int]? {
                     Self.colour(screen, cell: cell, columns: columns)
@@ -197,7 +197,7 @@ struct ShowCommandTests {
             let urls = [origin.imageURL("red.png", query: "delay=12000"), origin.imageURL("green.png")].map(\.absoluteString)
             try await TmuxSession.with { tmux in
                 try await tmux.start(
-                    [WebImageCommand.executable.path, "show", "--grid", "--cache-dir", temporaryDirectory().path] + urls,
+                    [WebImageCommand.executable.path, "show", "--grid", "--cache-dir", temporaryDirectory().path, "--timeout", "\(15 * TestTime.scale)"] + urls,
                     columns: 35, rows: 21)
                 // The second cell's image is drawn while the first still waits for its answer.
                 let waiting = try await Self.screen(tmux) { Self.colour($0, cell: 1) == [0, 255, 0] }
