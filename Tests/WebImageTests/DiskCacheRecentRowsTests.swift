@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import Testing
-import WebImage
+@testable import WebImage
 import WebImageOrigin
 
 /// A repeated hit takes its index row from memory. Two caches on one folder stand for two
@@ -85,5 +85,20 @@ struct DiskCacheRecentRowsTests {
         try here.removeAll()
         #expect(here.entry(for: key) == nil)
         #expect(try here.statistics().damaged == 0)
+    }
+}
+
+/// A remembered row is trusted for a while only: after its time to live the index is read again
+/// (what bounds how long another process's metadata update or a crashed writer's leftover file
+/// can go unseen).
+@Suite("Disk cache: remembered rows expire")
+struct RecentRowsExpiryTests {
+    @Test func aRowIsForgottenAfterItsTimeToLive() async throws {
+        let rows = RecentRows(limit: 8, timeToLive: .milliseconds(200))
+        let row = IndexRow(key: "k", file: "f", size: 1, checksum: 0, metadata: CacheMetadata(byteCount: 1))
+        rows.remember(row)
+        #expect(rows["k"] == row)
+        try await Task.sleep(for: .milliseconds(300))  // never ends early
+        #expect(rows["k"] == nil)
     }
 }
