@@ -59,28 +59,13 @@ struct TmuxSession {
     private static func run(socket: String, _ arguments: [String], readOutput: Bool) throws -> String {
         let output = NSTemporaryDirectory() + "\(socket)-\(UUID().uuidString.prefix(8)).out"
         defer { try? FileManager.default.removeItem(atPath: output) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, readOutput ? output : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        // Nothing else: the tmux server the first command forks lives on, and a socket of another
+        // Only stdio: the tmux server the first command forks lives on, and a socket of another
         // test it inherited would keep that test's connections open after their client closed them.
-        // (glibc's closefrom action is not visible to Swift: each descriptor open now is closed.)
-        let open = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }
-        for descriptor in open where descriptor > 2 { posix_spawn_file_actions_addclose(&actions, descriptor) }
-        let argv = (["tmux", "-L", socket, "-f", "/dev/null"] + arguments).map { strdup($0) }
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/usr/bin/tmux", &actions, nil, argv + [nil], environ)
-        guard spawned == 0 else { throw TmuxError(description: "posix_spawn failed: \(spawned)") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let child = try SpawnedProgram(["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments,
+                                     output: readOutput ? .file(output) : .null)
+        child.wait()
         return readOutput ? ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "") : ""
     }
-
-    struct TmuxError: Error, CustomStringConvertible { var description: String }
 }
 
 /// A screen read back from `capture-pane -e -p`: each cell's character and colours.
