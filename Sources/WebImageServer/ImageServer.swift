@@ -49,6 +49,11 @@ public final class ImageServer: Sendable {
         }
     }
 
+    static func defaultConnector(_ configuration: ImageServerConfiguration) throws -> PinnedHTTPConnector {
+        if configuration.sourceTrustedCertificates.isEmpty { return PinnedHTTPConnector(connectTimeout: configuration.fetchTimeout) }
+        return try PinnedHTTPConnector(connectTimeout: configuration.fetchTimeout, trustingPEM: configuration.sourceTrustedCertificates)
+    }
+
     static func makePipeline(_ configuration: ImageServerConfiguration) throws -> ImagePipeline {
         var download = ImageDownloaderConfiguration()
         download.timeout = configuration.fetchTimeout
@@ -57,7 +62,7 @@ public final class ImageServer: Sendable {
         download.maxConcurrentDownloads = max(6, configuration.maxConcurrentRenders)
         let loader = GuardedDataLoader(
             resolver: configuration.resolver, allowPrivateNetworks: configuration.allowPrivateNetworks,
-            connector: configuration.connector ?? PinnedHTTPConnector(connectTimeout: configuration.fetchTimeout))
+            connector: try configuration.connector ?? Self.defaultConnector(configuration))
         var decoding = ImageDecodingOptions.default
         decoding.maxPixelCount = configuration.maxSourcePixels
         return ImagePipeline(configuration: .init(

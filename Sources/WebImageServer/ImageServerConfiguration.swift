@@ -26,6 +26,9 @@ public struct ImageServerConfiguration: Sendable {
     /// Sends each request to the address that passed the check; `nil` uses a
     /// ``PinnedHTTPConnector``. Tests route every connection to loopback here.
     public var connector: (any PinnedConnecting)? = nil
+    /// PEM certificates trusted for https sources besides the system's roots (a private CA of
+    /// internal origins), used by the default connector. Certificates are always verified.
+    public var sourceTrustedCertificates: [Data] = []
 
     /// Largest source body, in bytes (50 MB).
     public var maxSourceBytes = 50 * 1024 * 1024

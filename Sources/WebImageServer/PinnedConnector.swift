@@ -1,5 +1,6 @@
 import AsyncHTTPClient
-import Foundation
+import NIOSSL
+public import Foundation
 public import WebImage
 
 /// Sends one request to exactly the address the guard checked, never to a name resolved again
@@ -16,12 +17,36 @@ public protocol PinnedConnecting: Sendable {
 /// `http`: the URL's host is replaced by the address and `Host` keeps the name, through one
 /// shared client (connections pooled per address). `https`: a client per request whose
 /// `dnsOverride` maps the name to the address, so SNI and certificate checks use the name.
+///
+/// Certificates of https sources are verified against the system's roots, plus any given here
+/// (a private CA that signs internal origins):
+///
+/// ```swift
+/// let connector = try PinnedHTTPConnector(trustingPEM: [Data(contentsOf: URL(fileURLWithPath: "/etc/ssl/internal-ca.pem"))])
+/// ```
 public final class PinnedHTTPConnector: PinnedConnecting {
     private let client: HTTPClient
     private let connectTimeout: Duration
+    private let tls: TLSConfiguration?
 
     public init(connectTimeout: Duration = .seconds(5)) {
         self.connectTimeout = connectTimeout
+        tls = nil
+        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: Self.configuration(connectTimeout))
+    }
+
+    /// A connector that also trusts the certificates in `pem` (each item PEM text with one or
+    /// more certificates) for https sources; throws when an item holds no valid certificate.
+    public init(connectTimeout: Duration = .seconds(5), trustingPEM pem: [Data]) throws {
+        self.connectTimeout = connectTimeout
+        var tls = TLSConfiguration.makeClientConfiguration()
+        let certificates = try pem.flatMap { item in
+            let found = try NIOSSLCertificate.fromPEMBytes(Array(item))
+            guard !found.isEmpty else { throw NIOSSLError.failedToLoadCertificate }
+            return found
+        }
+        tls.additionalTrustRoots = certificates.isEmpty ? [] : [.certificates(certificates)]
+        self.tls = tls
         client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: Self.configuration(connectTimeout))
     }
 
@@ -42,6 +67,7 @@ public final class PinnedHTTPConnector: PinnedConnecting {
         if request.url.scheme?.lowercased() == "https" {
             var configuration = Self.configuration(connectTimeout)
             configuration.dnsOverride = [host: address.description]
+            if let tls { configuration.tlsConfiguration = tls }
             let owner = OwnedClient(HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration))
             let transfer = try await HTTPDataLoader(client: owner.client).loadData(for: request)
             // The client lives as long as the body is read, then shuts down.

@@ -22,8 +22,11 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var options: ServeOptions
 
     func run() async throws {
-        let (host, port, shutdown, levelName, configuration) = try options.resolve()
-        guard let level = Logger.Level(rawValue: levelName) else { throw CLIError("unknown log level \(levelName)") }
+        // A flag or variable that cannot be used is a usage error (exit 64), as in `fetch`.
+        let resolved: (host: String, port: Int, shutdown: Duration, logLevel: String, configuration: ImageServerConfiguration)
+        do { resolved = try options.resolve() } catch let error as CLIError { throw ValidationError(error.description) }
+        let (host, port, shutdown, levelName, configuration) = resolved
+        guard let level = Logger.Level(rawValue: levelName) else { throw ValidationError("unknown log level \(levelName)") }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level

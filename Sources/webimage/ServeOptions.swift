@@ -13,6 +13,8 @@ struct ServeOptions: ParsableArguments {
     var allowSources: [String] = []
     @Flag(help: "Also fetch from loopback, private and other internal addresses (WEBIMAGE_ALLOW_PRIVATE_NETWORKS=1).")
     var allowPrivateNetworks = false
+    @Option(name: .customLong("source-ca-file"), help: "PEM certificates trusted for https sources besides the system's (a private CA); repeatable (WEBIMAGE_SOURCE_CA_FILE).")
+    var sourceCAFiles: [String] = []
     @Option(help: "Largest source body in bytes (WEBIMAGE_MAX_SOURCE_BYTES; default 52428800).") var maxSourceBytes: Int?
     @Option(help: "Largest source in pixels over all frames (WEBIMAGE_MAX_SOURCE_PIXELS; default 50000000).") var maxSourcePixels: Int?
     @Option(help: "Seconds allowed to fetch a source (WEBIMAGE_FETCH_TIMEOUT; default 5).") var fetchTimeout: Double?
@@ -44,6 +46,15 @@ struct ServeOptions: ParsableArguments {
         return (environment[variable] ?? "").split(separator: ",").map(String.init).filter { !$0.isEmpty }
     }
 
+    /// The PEM file at `path`, checked to hold at least one certificate.
+    static func certificates(_ path: String) throws -> Data {
+        guard let pem = FileManager.default.contents(atPath: path) else { throw CLIError("cannot read the certificate file \(path)") }
+        guard (try? PinnedHTTPConnector(trustingPEM: [pem])) != nil else {
+            throw CLIError("\(path) holds no valid PEM certificate")
+        }
+        return pem
+    }
+
     static func seconds(_ value: Double) -> Duration { .milliseconds(Int((value * 1000).rounded())) }
 
     /// The listening address and the server configuration.
@@ -55,6 +66,7 @@ struct ServeOptions: ParsableArguments {
         c.signingKeys = Self.list(keys, "WEBIMAGE_KEY", env).map { Data($0.utf8) }
         c.allowedSources = Self.list(allowSources, "WEBIMAGE_ALLOW_SOURCE", env)
         c.allowPrivateNetworks = allowPrivateNetworks || ["1", "true", "yes"].contains(env["WEBIMAGE_ALLOW_PRIVATE_NETWORKS"]?.lowercased() ?? "")
+        c.sourceTrustedCertificates = try Self.list(sourceCAFiles, "WEBIMAGE_SOURCE_CA_FILE", env).map(Self.certificates)
         if let v = try Self.value(maxSourceBytes, "WEBIMAGE_MAX_SOURCE_BYTES", env) { c.maxSourceBytes = v }
         if let v = try Self.value(maxSourcePixels, "WEBIMAGE_MAX_SOURCE_PIXELS", env) { c.maxSourcePixels = v }
         if let v = try Self.value(fetchTimeout, "WEBIMAGE_FETCH_TIMEOUT", env) { c.fetchTimeout = Self.seconds(v) }

@@ -79,6 +79,33 @@ extension ServerTests {
             }
         }
 
+        @Test func sourceCAFileTrustsAPrivateCertificateForHTTPSSources() async throws {
+            let certificate = try ServerSSRFTests.tlsFixture("cert.pem")  // self-signed, for 127.0.0.1
+            let origin = try await ImageOrigin.start(files: SampleFiles.standard, tls: (certificate, try ServerSSRFTests.tlsFixture("key.pem")))
+            let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+            let source = ServerHarness.encode(origin.imageURL("photo.jpg").absoluteString)
+            let file = temporaryDirectory().appendingPathComponent("private-ca.pem")
+            try certificate.write(to: file)
+            for (trusted, expected) in [(false, 502), (true, 200)] {
+                var environment = ["WEBIMAGE_ALLOW_PRIVATE_NETWORKS": "1", "WEBIMAGE_LOG_LEVEL": "error"]
+                if trusted { environment["WEBIMAGE_SOURCE_CA_FILE"] = file.path }
+                let serve = try await ServeProcess([], environment: environment)
+                let reply = try await Self.get("http://127.0.0.1:\(serve.port)/img?url=\(source)&w=20", client: client)
+                #expect(reply.0 == expected, "trusted: \(trusted)")
+                kill(serve.process.processIdentifier, SIGTERM)
+                #expect(await serve.waitForExit().0 == 0)
+            }
+            try await client.shutdown()
+            await origin.stop()
+            // A file that cannot be read, or holds no certificate, is a usage error at start.
+            let missing = try await WebImageCommand.run(["serve", "--port", "0", "--source-ca-file", "/nonexistent/ca.pem"])
+            #expect(missing.status == 64 && missing.stderr.contains("cannot read the certificate file"))
+            let notPEM = temporaryDirectory().appendingPathComponent("photo.pem")
+            try SampleFiles.standard["photo.jpg"]!.write(to: notPEM)
+            let invalid = try await WebImageCommand.run(["serve", "--port", "0", "--source-ca-file", notPEM.path])
+            #expect(invalid.status == 64 && invalid.stderr.contains("holds no valid PEM certificate"), "\(invalid.status) \(invalid.stderr)")
+        }
+
         @Test func environmentVariablesConfigureTheServer() async throws {
             try await withOrigin { origin in
                 let serve = try await ServeProcess([], environment: [

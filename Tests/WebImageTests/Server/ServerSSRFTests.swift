@@ -110,13 +110,54 @@ extension ServerTests {
             }
         }
 
+        static func tlsFixture(_ name: String) throws -> Data {
+            try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Fixtures/tls").appendingPathComponent(name))
+        }
+
+        /// An https origin on 127.0.0.1 whose certificate names `images.test` only (signed by the
+        /// test CA, `scripts/make-tls-fixtures`), and a server mapping that name to 127.0.0.1.
+        static func withNamedTLSOrigin(trustingTestCA: Bool, _ body: (ServerHarness, ImageOrigin) async throws -> Void) async throws {
+            let origin = try await ImageOrigin.start(
+                files: SampleFiles.standard, tls: (try tlsFixture("images-test.pem"), try tlsFixture("images-test-key.pem")))
+            do {
+                let ca = try tlsFixture("ca.pem")
+                try await withImageServer(origin: origin, {
+                    $0.resolver = MappedHostResolver(["images.test": [IPAddress("127.0.0.1")!]], fallback: nil)
+                    if trustingTestCA { $0.sourceTrustedCertificates = [ca] }
+                }) { harness in try await body(harness, origin) }
+            } catch {
+                await origin.stop()
+                throw error
+            }
+            await origin.stop()
+        }
+
+        @Test func httpsConnectionsGoToTheCheckedAddressAndVerifyTheName() async throws {
+            // images.test exists only in the resolver hook, and the certificate names only
+            // images.test: a connection that re-resolved the name would find nothing, and one
+            // verified against the address would fail. Success shows both halves of the pin.
+            try await Self.withNamedTLSOrigin(trustingTestCA: true) { harness, origin in
+                let url = "https://images.test:\(origin.port)/images/photo.jpg"
+                let reply = try await harness.get(harness.imgPath([("url", url), ("w", "10")]))
+                #expect(reply.status == 200, "\(reply.status) \(reply.json ?? [:])")
+                #expect(origin.totalRequests == 1)
+                #expect(origin.requests.last?.headers["host"] == "images.test:\(origin.port)")
+            }
+        }
+
+        @Test func httpsCertificatesOfAnUntrustedCAAreRefused() async throws {
+            try await Self.withNamedTLSOrigin(trustingTestCA: false) { harness, origin in
+                let url = "https://images.test:\(origin.port)/images/photo.jpg"
+                ServerErrorTests.expectError(try await harness.get(harness.imgPath([("url", url), ("w", "10")])), 502, "source_error")
+                #expect(origin.totalRequests == 0)
+            }
+        }
+
         @Test func httpsSourcesKeepCertificateVerification() async throws {
             // The https path (a per-request client pinned with dnsOverride) verifies certificates:
             // the test origin's self-signed one is refused before any HTTP request reaches it.
-            let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/tls")
-            let certificate = try Data(contentsOf: directory.appendingPathComponent("cert.pem"))
-            let key = try Data(contentsOf: directory.appendingPathComponent("key.pem"))
-            let origin = try await ImageOrigin.start(files: SampleFiles.standard, tls: (certificate, key))
+            let origin = try await ImageOrigin.start(files: SampleFiles.standard, tls: (try Self.tlsFixture("cert.pem"), try Self.tlsFixture("key.pem")))
             do {
                 try await withImageServer(origin: origin) { harness in
                     let reply = try await harness.get(harness.imgPath([("url", origin.imageURL("photo.jpg").absoluteString), ("w", "10")]))
