@@ -1,0 +1,42 @@
+import Foundation
+import WebImage
+import WebImageOrigin
+
+/// `WebImageMeasure chunks`: what one chunk of a download costs the progressive preview, as the
+/// data grows, for a 2000×1500 (3 MP) WebP, lossy and lossless: the incremental decoder kept for
+/// the download (the chunk's decode, then the preview image) against decoding the whole prefix
+/// again (`decodePartial`). Chunks of 1/40 of the file; the chunk ending at 10 %, 50 % and 90 %;
+/// median of `rounds` runs; one line per file and point, in microseconds.
+func measureChunkCost(rounds: Int) throws {
+    let picture = SampleImages.pattern(width: 2000, height: 1500, seed: 31)
+    let files = [
+        ("lossy q80", try WebPCoder().encode(picture, as: .webp, quality: 0.8)),
+        ("lossless", try WebPCoder().encode(picture, as: .webp, quality: 1)),
+    ]
+    func microseconds(_ body: () -> Void) -> Double {
+        let started = ContinuousClock.now
+        body()
+        return Double((ContinuousClock.now - started) / .nanoseconds(1)) / 1000
+    }
+    func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+    for (name, data) in files {
+        let chunk = max(1, data.count / 40)
+        for percent in [10, 50, 90] {
+            let end = data.count * percent / 100, start = end - chunk
+            var append: [Double] = [], preview: [Double] = [], prefix: [Double] = []
+            for _ in 0..<rounds {
+                guard let incremental = WebPCoder().makeIncrementalDecoder(for: .webp, options: .default) else { return }
+                incremental.append(data.prefix(start))
+                append.append(microseconds { incremental.append(data[start..<end]) })
+                preview.append(microseconds { _ = incremental.partialImage() })
+                let bytes = Data(data.prefix(end))
+                prefix.append(microseconds { _ = WebPCoder().decodePartial(bytes, options: .default) })
+            }
+            let line = String(
+                format: "%@ (%d KB, chunk %d KB) at %d%%: incremental %.0f µs (decode %.0f + preview %.0f), prefix re-decode %.0f µs",
+                name, data.count / 1024, chunk / 1024, percent, median(append) + median(preview), median(append), median(preview),
+                median(prefix))
+            print(line)
+        }
+    }
+}
