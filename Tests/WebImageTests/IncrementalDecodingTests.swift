@@ -29,6 +29,7 @@ struct IncrementalDecodingTests {
                 let stateless = WebPCoder().decodePartial(prefix, options: .default)
                 let partial = incremental.partialImage()
                 #expect(partial?.pixels == stateless?.pixels, "\(name): \(prefix.count) of \(data.count) bytes")
+                #expect(partial?.isOpaque == stateless?.isOpaque, "\(name): \(prefix.count) of \(data.count) bytes")
                 if partial != nil { shown += 1 }
             }
             #expect(shown > 0, "\(name)")

@@ -4,10 +4,12 @@ public import Foundation
 /// A still WebP decoded chunk by chunk through one libwebp `WebPIDecoder` kept for the whole
 /// download: the ``IncrementalImageDecoding`` of ``WebPCoder``.
 ///
-/// Bytes are held back until the header is complete; then the pixel limit is checked, the
-/// canvas allocated, and from there on each chunk costs only its own decoding. Animations, images
-/// over the pixel limit and data libwebp refuses give no partial image, as with
-/// ``WebPCoder/decodePartial(_:options:)``, whose images these equal for the same bytes.
+/// The bytes go into one buffer that doubles when full (libwebp's update mode reads them in
+/// place, so no chunk is copied twice and nothing is re-parsed); once the header is complete the
+/// pixel limit is checked and the canvas allocated, and from there on each chunk costs only its
+/// own decoding. Animations, images over the pixel limit and data libwebp refuses give no partial
+/// image, as with ``WebPCoder/decodePartial(_:options:)``, whose images these equal for the same
+/// bytes.
 ///
 /// ```swift
 /// let incremental = WebPIncrementalDecoder(options: .default)
@@ -30,67 +32,76 @@ public final class WebPIncrementalDecoder: IncrementalImageDecoding {
     public func partialImage() -> Image? {
         let options = options
         return state.withLock { state -> Image? in
-            guard let (pixels, width, height) = state.decodedPixels() else { return nil }
-            var premultiplied = pixels
-            let isOpaque = PixelOperations.premultiply(&premultiplied)
+            guard let decoded = state.decodedPixels() else { return nil }
+            var pixels = decoded.pixels
+            // Without alpha, the decoded rows have alpha 255 and the rows below them are zero:
+            // premultiplying changes nothing, and the image is opaque once every row is decoded.
+            let isOpaque = decoded.hasAlpha ? PixelOperations.premultiply(&pixels) : decoded.complete
             return Image(
-                format: .webp, pixelWidth: width, pixelHeight: height, pixels: premultiplied, isOpaque: isOpaque,
+                format: .webp, pixelWidth: decoded.width, pixelHeight: decoded.height, pixels: pixels, isOpaque: isOpaque,
                 scale: options.scale
             ).fittingThumbnail(options)
         }
     }
 
-    /// libwebp's decoder and the canvas it writes into, reached only under the lock.
+    /// libwebp's decoder, the bytes it reads and the canvas it writes, reached only under the lock.
     private final class State {
-        private var pending = Data()
+        private var input = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+        private var received = 0
         private var decoder: OpaquePointer?
         private var canvas: UnsafeMutableBufferPointer<UInt8>?
-        private var size = (width: 0, height: 0)
+        private var header: ImageHeader?
         private var failed = false
 
         deinit {
             if let decoder { WebPIDelete(decoder) }
             canvas?.deallocate()
+            input.deallocate()
         }
 
         func append(_ chunk: Data, options: ImageDecodingOptions) {
-            guard !failed else { return }
-            if let decoder {
-                feed(decoder, chunk)
-                return
+            guard !failed, !chunk.isEmpty else { return }
+            let old = input
+            if received + chunk.count > input.count {
+                input = .allocate(byteCount: max(2 * input.count, received + chunk.count, 1 << 16), alignment: 16)
+                if let from = old.baseAddress { input.baseAddress?.copyMemory(from: from, byteCount: received) }
             }
-            pending.append(chunk)
+            chunk.copyBytes(to: UnsafeMutableRawBufferPointer(rebasing: input[received..<(received + chunk.count)]))
+            received += chunk.count
+            // libwebp keeps pointers into the old buffer until it is told where the bytes are now.
+            defer { if old.baseAddress != input.baseAddress { old.deallocate() } }
+            if let decoder { return update(decoder) }
+            let bytes = Data(bytesNoCopy: input.baseAddress!, count: received, deallocator: .none)
             var features = WebPBitstreamFeatures()
-            let status = pending.withUnsafeBytes { WebPGetFeatures($0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count, &features) }
+            let status = WebPGetFeatures(input.baseAddress?.assumingMemoryBound(to: UInt8.self), received, &features)
             guard status != VP8_STATUS_NOT_ENOUGH_DATA else { return }  // the header is not complete yet
-            guard status == VP8_STATUS_OK, let (header, animated) = try? WebPCoder.inspect(pending), !animated,
+            guard status == VP8_STATUS_OK, let (header, animated) = try? WebPCoder.inspect(bytes), !animated,
                   (try? options.checkPixelLimit(header)) != nil else { return fail() }
-            size = (header.pixelWidth, header.pixelHeight)
-            let canvas = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: size.width * size.height * 4)
+            let canvas = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: header.pixelWidth * header.pixelHeight * 4)
             canvas.initialize(repeating: 0)
             self.canvas = canvas
-            guard let made = WebPINewRGB(MODE_RGBA, canvas.baseAddress, canvas.count, Int32(size.width * 4)) else { return fail() }
+            self.header = header
+            guard let made = WebPINewRGB(MODE_RGBA, canvas.baseAddress, canvas.count, Int32(header.pixelWidth * 4)) else { return fail() }
             decoder = made
-            feed(made, pending)
-            pending = Data()
+            update(made)
         }
 
         /// A copy of the canvas (straight RGBA8) when at least one row has been decoded.
-        func decodedPixels() -> (pixels: [UInt8], width: Int, height: Int)? {
-            guard !failed, let decoder, let canvas else { return nil }
+        func decodedPixels() -> (pixels: [UInt8], width: Int, height: Int, hasAlpha: Bool, complete: Bool)? {
+            guard !failed, let decoder, let canvas, let header else { return nil }
             var lastRow: Int32 = 0
             guard WebPIDecGetRGB(decoder, &lastRow, nil, nil, nil) != nil, lastRow > 0 else { return nil }
-            return (Array(canvas), size.width, size.height)
+            return (Array(canvas), header.pixelWidth, header.pixelHeight, header.hasAlpha, Int(lastRow) == header.pixelHeight)
         }
 
-        private func feed(_ decoder: OpaquePointer, _ bytes: Data) {
-            let status = bytes.withUnsafeBytes { WebPIAppend(decoder, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) }
+        /// Tells libwebp that the file so far is `input[0 ..< received]` (perhaps moved).
+        private func update(_ decoder: OpaquePointer) {
+            let status = WebPIUpdate(decoder, input.baseAddress?.assumingMemoryBound(to: UInt8.self), received)
             if status != VP8_STATUS_OK && status != VP8_STATUS_SUSPENDED { fail() }
         }
 
         private func fail() {
             failed = true
-            pending = Data()
         }
     }
 }
