@@ -17,35 +17,18 @@ public import Foundation
 /// let preview = incremental.partialImage()
 /// ```
 public final class WebPIncrementalDecoder: IncrementalImageDecoding {
-    private let options: ImageDecodingOptions
-    private let state = Locked(State())
+    private let core: IncrementalDecoderCore<State>
 
     public init(options: ImageDecodingOptions = .default) {
-        self.options = options
+        core = IncrementalDecoderCore(options: options, state: State())
     }
 
-    public func append(_ chunk: Data) {
-        let options = options
-        state.withLock { $0.append(chunk, options: options) }
-    }
+    public func append(_ chunk: Data) { core.append(chunk) }
 
-    public func partialImage() -> Image? {
-        let options = options
-        return state.withLock { state -> Image? in
-            guard let decoded = state.decodedPixels() else { return nil }
-            var pixels = decoded.pixels
-            // Without alpha, the decoded rows have alpha 255 and the rows below them are zero:
-            // premultiplying changes nothing, and the image is opaque once every row is decoded.
-            let isOpaque = decoded.hasAlpha ? PixelOperations.premultiply(&pixels) : decoded.complete
-            return Image(
-                format: .webp, pixelWidth: decoded.width, pixelHeight: decoded.height, pixels: pixels, isOpaque: isOpaque,
-                scale: options.scale
-            ).fittingThumbnail(options)
-        }
-    }
+    public func partialImage() -> Image? { core.partialImage() }
 
     /// libwebp's decoder, the bytes it reads and the canvas it writes, reached only under the lock.
-    private final class State {
+    private final class State: IncrementalDecodingState {
         private var input = UnsafeMutableRawBufferPointer(start: nil, count: 0)
         private var received = 0
         private var decoder: OpaquePointer?
@@ -86,12 +69,19 @@ public final class WebPIncrementalDecoder: IncrementalImageDecoding {
             update(made)
         }
 
-        /// A copy of the canvas (straight RGBA8) when at least one row has been decoded.
-        func decodedPixels() -> (pixels: [UInt8], width: Int, height: Int, hasAlpha: Bool, complete: Bool)? {
+        /// The canvas premultiplied, once at least one row has been decoded.
+        func partialImage(options: ImageDecodingOptions) -> Image? {
             guard !failed, let decoder, let canvas, let header else { return nil }
             var lastRow: Int32 = 0
             guard WebPIDecGetRGB(decoder, &lastRow, nil, nil, nil) != nil, lastRow > 0 else { return nil }
-            return (Array(canvas), header.pixelWidth, header.pixelHeight, header.hasAlpha, Int(lastRow) == header.pixelHeight)
+            var pixels = Array(canvas)
+            // Without alpha, the decoded rows have alpha 255 and the rows below them are zero:
+            // premultiplying changes nothing, and the image is opaque once every row is decoded.
+            let isOpaque = header.hasAlpha ? PixelOperations.premultiply(&pixels) : Int(lastRow) == header.pixelHeight
+            return Image(
+                format: .webp, pixelWidth: header.pixelWidth, pixelHeight: header.pixelHeight, pixels: pixels, isOpaque: isOpaque,
+                scale: options.scale
+            ).fittingThumbnail(options)
         }
 
         /// Tells libwebp that the file so far is `input[0 ..< received]` (perhaps moved).
