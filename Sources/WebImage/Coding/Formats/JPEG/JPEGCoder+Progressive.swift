@@ -9,7 +9,8 @@ extension JPEGCoder: ProgressiveImageDecoding {
     }
 
     /// The image libjpeg-turbo makes of a file that ends early: for a progressive JPEG every
-    /// scan so far (a blurry whole image), for a baseline one the rows so far (the rest grey).
+    /// scan so far (a blurry whole image), for a baseline one the rows so far (the rest grey),
+    /// decoded from scratch. A download uses ``makeIncrementalDecoder(for:options:)`` instead.
     ///
     /// ```swift
     /// let preview = JPEGCoder().decodePartial(firstBytes, options: .default)
