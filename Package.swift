@@ -50,11 +50,14 @@ let package = Package(
         .target(name: "CCodecLoader", path: "Sources/CLibraries/CCodecLoader", linkerSettings: [.linkedLibrary("dl")]),
         // CRC-32C with the CPU's crc32 instruction: the disk cache's checksum (see ARCHITECTURE.md).
         .target(name: "CCRC32C", path: "Sources/CLibraries/CCRC32C"),
+        // libjpeg with a suspending source, for incremental JPEG decoding: its error exit is a
+        // longjmp, which Swift cannot catch, so the calls live in C (see its header).
+        .target(name: "CJPEGIncremental", path: "Sources/CLibraries/CJPEGIncremental", linkerSettings: [.linkedLibrary("jpeg")]),
 
         .target(
             name: "WebImage",
             dependencies: [
-                "CTurboJPEG", "CSpng", "CWebP", "CGIF", "CAvif", "CHeif", "CCRC32C",
+                "CTurboJPEG", "CSpng", "CWebP", "CGIF", "CAvif", "CHeif", "CCRC32C", "CJPEGIncremental",
                 "CTiff", "CJxl", "CCodecLoader",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -6,6 +6,10 @@
     F(avifDecoder *, avifDecoderCreate, (void), ())                                               \
     V(avifDecoderDestroy, (avifDecoder *decoder), (decoder))                                      \
     F(avifResult, avifDecoderNextImage, (avifDecoder *decoder), (decoder))                        \
+    F(avifResult, avifDecoderNthImage, (avifDecoder *decoder, uint32_t frameIndex), (decoder, frameIndex)) \
+    F(avifResult, avifDecoderNthImageTiming,                                                      \
+      (const avifDecoder *decoder, uint32_t frameIndex, avifImageTiming *outTiming),              \
+      (decoder, frameIndex, outTiming))                                                           \
     F(avifResult, avifDecoderParse, (avifDecoder *decoder), (decoder))                            \
     F(avifResult, avifDecoderSetIOMemory, (avifDecoder *decoder, const uint8_t *data, size_t size), (decoder, data, size)) \
     F(avifResult, avifEncoderAddImage,                                                            \

@@ -10,7 +10,8 @@
 /// An animated image (GIF, WebP) keeps every frame, composited to the full canvas, in
 /// ``frames``; ``pixels`` is the first frame (sharing its storage). Still images, and animations
 /// decoded with ``ImageDecodingOptions/firstFrameOnly``, have no ``frames``; ``frameCount`` still
-/// tells how many frames the file holds.
+/// tells how many frames the file holds. To decode frames one at a time, on demand, use
+/// ``ImageCoderRegistry/animatedDecoder(for:options:)`` (``AnimatedImageDecoding``).
 ///
 /// ```swift
 /// let image = try ImageCoderRegistry.default.decode(data)

@@ -98,6 +98,10 @@ public protocol ImageDecoding: Sendable {
     func readHeader(_ data: Data) throws(ImageDecodingError) -> ImageHeader
     /// Decodes the data. Must check ``ImageDecodingOptions/maxPixelCount`` before allocating.
     func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image
+    /// A decoder that gives the frames of an animation one at a time (see
+    /// ``AnimatedImageDecoding``), or `nil` (the default) when this decoder decodes animations
+    /// only all at once.
+    func animatedDecoder(for data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> (any AnimatedImageDecoding)?
 }
 
 /// Turns an ``Image`` into encoded data.

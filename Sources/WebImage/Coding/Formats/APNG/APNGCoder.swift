@@ -37,29 +37,24 @@ public struct APNGCoder: ImageDecoding, ImageEncoding {
     }
 
     public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
-        guard let animation = Self.animation(data) else { return try PNGCoder().decode(data, options: options) }
-        let header = ImageHeader(
-            format: .apng, pixelWidth: animation.width, pixelHeight: animation.height, frameCount: animation.frames.count,
-            hasAlpha: true)
-        try options.checkPixelLimit(header)
-        let sizing = FrameSizing(width: animation.width, height: animation.height, options: options)
-        let limit = options.firstFrameOnly ? 1 : animation.frames.count
-        let frames = data.withUnsafeBytes { bytes -> [ImageFrame]? in
-            var compositor = APNGCompositor(width: animation.width, height: animation.height)
-            var frames: [ImageFrame] = []
-            for (index, frame) in animation.frames.prefix(limit).enumerated() {
-                guard var region = try? Self.decodeRegion(frame, of: animation, in: bytes) else { return nil }
-                _ = PixelOperations.premultiply(&region)
-                compositor.draw(region, frame: frame, isFirst: index == 0)
-                frames.append(ImageFrame(
-                    pixels: sizing.shrink(compositor.canvas), duration: ImageFrame.clampedDuration(milliseconds: frame.milliseconds)))
-            }
-            return frames
+        guard var frames = APNGFrames(PinnedBytes(copying: data), options: options) else {
+            return try PNGCoder().decode(data, options: options)
         }
-        guard let frames else { return try PNGCoder().decode(data, options: options) }
+        try options.checkPixelLimit(frames.header)
+        let animation = frames.animation
+        // A frame that does not decode makes the file show as its still image, as browsers do.
+        guard let decoded = try? frames.frames(limit: options.firstFrameOnly ? 1 : animation.frames.count) else {
+            return try PNGCoder().decode(data, options: options)
+        }
         return Image.decoded(
-            format: .apng, pixelWidth: sizing.targetWidth, pixelHeight: sizing.targetHeight, frames: frames,
+            format: .apng, pixelWidth: frames.sizing.targetWidth, pixelHeight: frames.sizing.targetHeight, frames: decoded,
             frameCount: animation.frames.count, loopCount: animation.loopCount, scale: options.scale)
+    }
+
+    /// An ``APNGAnimationDecoder`` over `data`; `nil` when its animation chunks are broken (the
+    /// file decodes as a still PNG).
+    public func animatedDecoder(for data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> (any AnimatedImageDecoding)? {
+        try APNGAnimationDecoder(data, options: options)
     }
 
     public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data {
@@ -78,7 +73,7 @@ public struct APNGCoder: ImageDecoding, ImageEncoding {
     /// IHDR fields, PLTE, tRNS and the frame's data, decoded by libspng. The chunks' CRCs were
     /// checked when the animation was parsed, so the stream is written without them and libspng
     /// is told not to check.
-    private static func decodeRegion(
+    static func decodeRegion(
         _ frame: APNGAnimation.Frame, of animation: APNGAnimation, in bytes: UnsafeRawBufferPointer
     ) throws(ImageDecodingError) -> [UInt8] {
         var stream = PNGChunks.signature

@@ -22,30 +22,23 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
     public func canEncode(_ format: ImageFormat) -> Bool { format == .avif }
 
     public func readHeader(_ data: Data) throws(ImageDecodingError) -> ImageHeader {
-        try Self.withDecoder(data) { decoder throws(ImageDecodingError) in Self.header(decoder) }
+        try AVIFFrames(PinnedBytes(copying: data)).header
     }
 
     public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
-        try Self.withDecoder(data) { decoder throws(ImageDecodingError) in
-            let header = Self.header(decoder)
-            try options.checkPixelLimit(header)
-            let sizing = FrameSizing(width: header.pixelWidth, height: header.pixelHeight, options: options)
-            var frames: [ImageFrame] = []
-            while frames.count < (options.firstFrameOnly ? 1 : header.frameCount) {
-                try Self.check(avifDecoderNextImage(decoder))
-                guard let image = decoder.pointee.image, Int(image.pointee.width) == header.pixelWidth,
-                      Int(image.pointee.height) == header.pixelHeight else {
-                    throw .corrupt(format: .avif, reason: "frame size differs from the container's")
-                }
-                var pixels = try Self.rgba(image)
-                if header.hasAlpha { _ = PixelOperations.premultiply(&pixels) }
-                let milliseconds = Int((decoder.pointee.imageTiming.duration * 1000).rounded())
-                frames.append(ImageFrame(pixels: sizing.shrink(pixels), duration: ImageFrame.clampedDuration(milliseconds: milliseconds)))
-            }
-            return Image.decoded(
-                format: .avif, pixelWidth: sizing.targetWidth, pixelHeight: sizing.targetHeight, frames: frames,
-                frameCount: header.frameCount, loopCount: 0, scale: options.scale, knownOpaque: !header.hasAlpha)
-        }
+        var frames = try AVIFFrames(PinnedBytes(copying: data))
+        let header = frames.header
+        try options.checkPixelLimit(header)
+        let sizing = frames.size(for: options)
+        let decoded = try frames.frames(limit: options.firstFrameOnly ? 1 : header.frameCount)
+        return Image.decoded(
+            format: .avif, pixelWidth: sizing.targetWidth, pixelHeight: sizing.targetHeight, frames: decoded,
+            frameCount: header.frameCount, loopCount: 0, scale: options.scale, knownOpaque: !header.hasAlpha)
+    }
+
+    /// An ``AVIFAnimationDecoder`` over `data` (a still AVIF gives one frame).
+    public func animatedDecoder(for data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> (any AnimatedImageDecoding)? {
+        try AVIFAnimationDecoder(data, options: options)
     }
 
     public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data {
@@ -82,38 +75,8 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
 
     // MARK: - Internals
 
-    /// A parsed decoder over `data`, which stays pinned while `body` runs.
-    private static func withDecoder<T>(
-        _ data: Data, _ body: (UnsafeMutablePointer<avifDecoder>) throws(ImageDecodingError) -> T
-    ) throws(ImageDecodingError) -> T {
-        guard !data.isEmpty else { throw .empty }
-        try CodecLibrary.avif.checkDecoding(.avif)
-        guard let decoder = avifDecoderCreate() else { throw .corrupt(format: .avif, reason: "cannot create decoder") }
-        defer { avifDecoderDestroy(decoder) }
-        decoder.pointee.maxThreads = 1
-        decoder.pointee.ignoreExif = AVIF_TRUE
-        decoder.pointee.ignoreXMP = AVIF_TRUE
-        let result = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Result<T, ImageDecodingError> in
-            do throws(ImageDecodingError) {
-                try check(avifDecoderSetIOMemory(decoder, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count))
-                try check(avifDecoderParse(decoder))
-                return .success(try body(decoder))
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try result.get()
-    }
-
-    private static func header(_ decoder: UnsafeMutablePointer<avifDecoder>) -> ImageHeader {
-        let image = decoder.pointee.image!.pointee
-        return ImageHeader(
-            format: .avif, pixelWidth: Int(image.width), pixelHeight: Int(image.height),
-            frameCount: max(Int(decoder.pointee.imageCount), 1), hasAlpha: decoder.pointee.alphaPresent != 0)
-    }
-
     /// Straight RGBA8 of the decoder's current frame.
-    private static func rgba(_ image: UnsafeMutablePointer<avifImage>) throws(ImageDecodingError) -> [UInt8] {
+    static func rgba(_ image: UnsafeMutablePointer<avifImage>) throws(ImageDecodingError) -> [UInt8] {
         var rgb = avifRGBImage()
         avifRGBImageSetDefaults(&rgb, image)
         rgb.format = AVIF_RGB_FORMAT_RGBA
@@ -159,7 +122,7 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
         return yuv
     }
 
-    private static func check(_ result: avifResult) throws(ImageDecodingError) {
+    static func check(_ result: avifResult) throws(ImageDecodingError) {
         guard result != AVIF_RESULT_OK else { return }
         throw .corrupt(format: .avif, reason: String(cString: avifResultToString(result)))
     }

@@ -7,7 +7,7 @@ internal import CGIF
 /// allocated from sizes the file claims. All giflib state stays inside; every failure becomes
 /// ``ImageDecodingError/corrupt(format:reason:)``.
 ///
-/// - note: Not thread-safe and not `Sendable`; it borrows `bytes`, which must outlive it.
+/// - note: Not thread-safe and not `Sendable`; it keeps `bytes` alive while it reads them.
 final class GIFStream {
     /// One image descriptor and the graphic control extension before it.
     struct Frame {
@@ -29,12 +29,15 @@ final class GIFStream {
     private(set) var loopCount = 1
 
     private let gif: UnsafeMutablePointer<GifFileType>
+    private let bytes: PinnedBytes
     private let input: UnsafeMutablePointer<Input>
     private var control = GraphicsControlBlock(DisposalMode: 0, UserInputFlag: false, DelayTime: 0, TransparentColor: -1)
 
-    init(_ bytes: UnsafeRawBufferPointer) throws(ImageDecodingError) {
+    init(_ bytes: PinnedBytes) throws(ImageDecodingError) {
+        guard !bytes.bytes.isEmpty else { throw .empty }
+        self.bytes = bytes
         input = .allocate(capacity: 1)
-        input.initialize(to: Input(bytes: bytes, offset: 0))
+        input.initialize(to: Input(bytes: bytes.bytes, offset: 0))
         var error: Int32 = 0
         guard let gif = DGifOpen(input, Self.read, &error) else {
             input.deallocate()

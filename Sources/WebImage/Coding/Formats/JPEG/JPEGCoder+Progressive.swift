@@ -3,8 +3,14 @@ public import Foundation
 extension JPEGCoder: ProgressiveImageDecoding {
     public func canDecodeProgressively(_ format: ImageFormat) -> Bool { format == .jpeg }
 
+    /// A ``JPEGIncrementalDecoder``: one libjpeg decoder with a suspending source for the whole download.
+    public func makeIncrementalDecoder(for format: ImageFormat, options: ImageDecodingOptions) -> (any IncrementalImageDecoding)? {
+        format == .jpeg ? JPEGIncrementalDecoder(options: options) : nil
+    }
+
     /// The image libjpeg-turbo makes of a file that ends early: for a progressive JPEG every
-    /// scan so far (a blurry whole image), for a baseline one the rows so far (the rest grey).
+    /// scan so far (a blurry whole image), for a baseline one the rows so far (the rest grey),
+    /// decoded from scratch. A download uses ``makeIncrementalDecoder(for:options:)`` instead.
     ///
     /// ```swift
     /// let preview = JPEGCoder().decodePartial(firstBytes, options: .default)

@@ -6,47 +6,15 @@ import Foundation
 enum WebPAnimation {
     /// Composited frames; the pixel limit has been checked by the caller from `header`.
     static func decode(_ data: Data, header: ImageHeader, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
-        let limit = options.firstFrameOnly ? 1 : header.frameCount
-        let sizing = FrameSizing(width: header.pixelWidth, height: header.pixelHeight, options: options)
-        let result = data.withUnsafeBytes { src -> Result<(frames: [ImageFrame], loop: Int), ImageDecodingError> in
-            var decoderOptions = WebPAnimDecoderOptions()
-            guard WebPAnimDecoderOptionsInit(&decoderOptions) != 0 else {
-                return .failure(.corrupt(format: .webp, reason: "libwebp version mismatch"))
-            }
-            decoderOptions.color_mode = MODE_RGBA
-            decoderOptions.use_threads = 0
-            var input = WebPData(bytes: src.baseAddress?.assumingMemoryBound(to: UInt8.self), size: src.count)
-            guard let decoder = WebPAnimDecoderNew(&input, &decoderOptions) else {
-                return .failure(.corrupt(format: .webp, reason: "invalid animation"))
-            }
-            defer { WebPAnimDecoderDelete(decoder) }
-            var info = WebPAnimInfo()
-            guard WebPAnimDecoderGetInfo(decoder, &info) != 0,
-                  Int(info.canvas_width) == header.pixelWidth, Int(info.canvas_height) == header.pixelHeight else {
-                return .failure(.corrupt(format: .webp, reason: "invalid animation canvas"))
-            }
-            let byteCount = header.pixelWidth * header.pixelHeight * 4
-            var frames: [ImageFrame] = []
-            var previous: Int32 = 0
-            while frames.count < limit, WebPAnimDecoderHasMoreFrames(decoder) != 0 {
-                var buffer: UnsafeMutablePointer<UInt8>?
-                var timestamp: Int32 = 0
-                guard WebPAnimDecoderGetNext(decoder, &buffer, &timestamp) != 0, let buffer else {
-                    return .failure(.corrupt(format: .webp, reason: "frame \(frames.count) does not decode"))
-                }
-                var pixels = Array(UnsafeBufferPointer(start: buffer, count: byteCount))
-                _ = PixelOperations.premultiply(&pixels)
-                frames.append(ImageFrame(
-                    pixels: sizing.shrink(pixels), duration: ImageFrame.clampedDuration(milliseconds: Int(timestamp - previous))))
-                previous = timestamp
-            }
-            guard !frames.isEmpty else { return .failure(.corrupt(format: .webp, reason: "animation without frames")) }
-            return .success((frames, Int(info.loop_count)))
+        var frames = try WebPAnimationFrames(PinnedBytes(copying: data), options: options)
+        guard frames.canvasWidth == header.pixelWidth, frames.canvasHeight == header.pixelHeight else {
+            throw .corrupt(format: .webp, reason: "invalid animation canvas")
         }
-        let (frames, loop) = try result.get()
+        let decoded = try frames.frames(limit: options.firstFrameOnly ? 1 : header.frameCount)
+        guard !decoded.isEmpty else { throw .corrupt(format: .webp, reason: "animation without frames") }
         return Image.decoded(
-            format: .webp, pixelWidth: sizing.targetWidth, pixelHeight: sizing.targetHeight, frames: frames,
-            frameCount: header.frameCount, loopCount: loop, scale: options.scale)
+            format: .webp, pixelWidth: frames.targetSize.width, pixelHeight: frames.targetSize.height, frames: decoded,
+            frameCount: header.frameCount, loopCount: frames.loopCount, scale: options.scale)
     }
 
     /// An animated WebP of `image.frames`: lossless at `quality >= 1`, else lossy.

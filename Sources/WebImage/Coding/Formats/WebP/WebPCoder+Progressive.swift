@@ -4,8 +4,14 @@ public import Foundation
 extension WebPCoder: ProgressiveImageDecoding {
     public func canDecodeProgressively(_ format: ImageFormat) -> Bool { format == .webp }
 
+    /// A ``WebPIncrementalDecoder``: one libwebp incremental decoder for the whole download.
+    public func makeIncrementalDecoder(for format: ImageFormat, options: ImageDecodingOptions) -> (any IncrementalImageDecoding)? {
+        format == .webp ? WebPIncrementalDecoder(options: options) : nil
+    }
+
     /// The rows libwebp's incremental decoder (`WebPINewRGB`, `WebPIAppend`) gets from the first bytes of a
-    /// still WebP; rows not yet decoded are transparent. Animations give `nil` until complete.
+    /// still WebP, decoded from scratch; rows not yet decoded are transparent. Animations give `nil`
+    /// until complete. A download uses ``makeIncrementalDecoder(for:options:)`` instead.
     ///
     /// ```swift
     /// let preview = WebPCoder().decodePartial(firstBytes, options: .default)

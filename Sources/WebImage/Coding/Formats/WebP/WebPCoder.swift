@@ -43,6 +43,11 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
             scale: options.scale, orientation: EXIFOrientation.read(fromWebP: data))
     }
 
+    /// A ``WebPAnimationDecoder`` over `data` (a still WebP gives one frame).
+    public func animatedDecoder(for data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> (any AnimatedImageDecoding)? {
+        try WebPAnimationDecoder(data, options: options)
+    }
+
     public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data {
         try image.checkEncodable(as: format)
         if image.frames.count > 1 { return try WebPAnimation.encode(image, quality: quality) }

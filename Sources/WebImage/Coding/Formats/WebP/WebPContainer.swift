@@ -8,6 +8,8 @@ public import Foundation
 struct WebPContainer {
     /// `ANMF` chunks (0 for a still image).
     var frameCount = 0
+    /// Each `ANMF` chunk's duration in milliseconds, as stored.
+    var durations: [Int] = []
     /// The `ANIM` chunk's loop count (0 = forever).
     var loopCount = 0
     /// The `VP8X` chunk's canvas size and animation flag, if the file is extended.
@@ -23,7 +25,10 @@ struct WebPContainer {
             let tag = String(decoding: bytes[(start + offset)..<(start + offset + 4)], as: UTF8.self)
             let size = byte(offset + 4) | byte(offset + 5) << 8 | byte(offset + 6) << 16 | byte(offset + 7) << 24
             let payload = offset + 8
-            if tag == "ANMF" { frameCount += 1 }
+            if tag == "ANMF" {
+                frameCount += 1
+                durations.append(payload + 15 <= bytes.count ? byte(payload + 12) | byte(payload + 13) << 8 | byte(payload + 14) << 16 : 0)
+            }
             if tag == "VP8X", payload + 10 <= bytes.count {
                 isAnimated = byte(payload) & 0x02 != 0
                 canvas = (1 + (byte(payload + 4) | byte(payload + 5) << 8 | byte(payload + 6) << 16),

@@ -1,0 +1,74 @@
+internal import CAvif
+
+/// libavif's decoder over a pinned copy of the file, parsed: the ``FrameSequencing`` of AVIF
+/// sequences, for the full decode and ``AVIFAnimationDecoder`` alike. AV1 frames depend only on
+/// frames since their key frame, which libavif seeks to itself (`avifDecoderNthImage`), so a
+/// rewind goes straight to the frame asked for.
+///
+/// Not `Sendable`: one decode call, or one animated decoder's lock, owns it.
+final class AVIFFrames: FrameSequencing {
+    /// Size, frame count and alpha from the container, before any frame is decoded.
+    let header: ImageHeader
+    private let bytes: PinnedBytes
+    private let decoder: UnsafeMutablePointer<avifDecoder>
+    private var sizing: FrameSizing
+    private(set) var position = 0
+    /// Set by a rewind: the next frame comes from `avifDecoderNthImage`.
+    private var seeking = false
+
+    init(_ bytes: PinnedBytes) throws(ImageDecodingError) {
+        guard !bytes.bytes.isEmpty else { throw .empty }
+        try CodecLibrary.avif.checkDecoding(.avif)
+        guard let decoder = avifDecoderCreate() else { throw .corrupt(format: .avif, reason: "cannot create decoder") }
+        decoder.pointee.maxThreads = 1
+        decoder.pointee.ignoreExif = AVIF_TRUE
+        decoder.pointee.ignoreXMP = AVIF_TRUE
+        let parsed = avifDecoderSetIOMemory(decoder, bytes.uint8Pointer, bytes.bytes.count) == AVIF_RESULT_OK
+            ? avifDecoderParse(decoder) : AVIF_RESULT_IO_ERROR
+        guard parsed == AVIF_RESULT_OK, let image = decoder.pointee.image else {
+            avifDecoderDestroy(decoder)
+            throw .corrupt(format: .avif, reason: String(cString: avifResultToString(parsed)))
+        }
+        self.bytes = bytes
+        self.decoder = decoder
+        header = ImageHeader(
+            format: .avif, pixelWidth: Int(image.pointee.width), pixelHeight: Int(image.pointee.height),
+            frameCount: max(Int(decoder.pointee.imageCount), 1), hasAlpha: decoder.pointee.alphaPresent != 0)
+        sizing = FrameSizing(width: header.pixelWidth, height: header.pixelHeight, options: .default)
+    }
+
+    deinit { avifDecoderDestroy(decoder) }
+
+    /// Frames come at the thumbnail size of `options` (set before the first frame).
+    func size(for options: ImageDecodingOptions) -> FrameSizing {
+        sizing = FrameSizing(width: header.pixelWidth, height: header.pixelHeight, options: options)
+        return sizing
+    }
+
+    /// Frame `index`'s duration from the container, clamped, without decoding it.
+    func duration(at index: Int) -> Duration {
+        var timing = avifImageTiming()
+        guard avifDecoderNthImageTiming(decoder, UInt32(index), &timing) == AVIF_RESULT_OK else { return ImageFrame.clampedDuration(milliseconds: 0) }
+        return ImageFrame.clampedDuration(milliseconds: Int((timing.duration * 1000).rounded()))
+    }
+
+    func next() throws(ImageDecodingError) -> ImageFrame? {
+        guard position < header.frameCount else { return nil }
+        try AVIFCoder.check(seeking ? avifDecoderNthImage(decoder, UInt32(position)) : avifDecoderNextImage(decoder))
+        seeking = false
+        guard let image = decoder.pointee.image, Int(image.pointee.width) == header.pixelWidth,
+              Int(image.pointee.height) == header.pixelHeight else {
+            throw .corrupt(format: .avif, reason: "frame size differs from the container's")
+        }
+        var pixels = try AVIFCoder.rgba(image)
+        if header.hasAlpha { _ = PixelOperations.premultiply(&pixels) }
+        let milliseconds = Int((decoder.pointee.imageTiming.duration * 1000).rounded())
+        position += 1
+        return ImageFrame(pixels: sizing.shrink(pixels), duration: ImageFrame.clampedDuration(milliseconds: milliseconds))
+    }
+
+    func rewind(toAtMost index: Int) {
+        position = index
+        seeking = true
+    }
+}
