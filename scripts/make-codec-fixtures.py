@@ -65,8 +65,14 @@ def tiff_fixtures(out):
     for name, args in [("tiff-zstd", ["-c", "zstd"]), ("tiff-lzma", ["-c", "lzma"]), ("tiff-planar", ["-p", "separate"])]:
         subprocess.run(["tiffcp"] + args + [f"{out}/tiff-rgb-lzw.tif", f"{out}/{name}.tif"], check=True)
     rgb.convert("1", dither=Image.Dither.NONE).save(f"{out}/tiff-bilevel-g4.tif", compression="group4")
+    # A second page of 32-bit float samples, which libtiff's RGBA interface cannot convert: the
+    # first page is kept (as Pillow opens the file).
+    rgb.save(f"{out}/tiff-float-second-page.tif", save_all=True, append_images=[Image.new("F", rgb.size, 0.5)])
+    # BigTIFF (64-bit offsets, `II+`), which libtiff reads like classic TIFF.
+    subprocess.run(["tiffcp", "-8", f"{out}/tiff-rgb-lzw.tif", f"{out}/tiff-bigtiff.tif"], check=True)
     for name in ["tiff-rgb-lzw", "tiff-rgba-deflate", "tiff-palette-packbits", "tiff-cmyk", "tiff-jpeg",
-                 "tiff-orientation6", "tiff-tiled", "tiff-zstd", "tiff-lzma", "tiff-planar", "tiff-bilevel-g4"]:
+                 "tiff-orientation6", "tiff-tiled", "tiff-zstd", "tiff-lzma", "tiff-planar", "tiff-bilevel-g4",
+                 "tiff-bigtiff"]:
         save_reference(Image.open(f"{out}/{name}.tif"), f"{out}/{name}.ref.png")
     multipage = Image.open(f"{out}/tiff-multipage.tif")
     for i in range(multipage.n_frames):
