@@ -22,11 +22,11 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
     public func canEncode(_ format: ImageFormat) -> Bool { format == .avif }
 
     public func readHeader(_ data: Data) throws(ImageDecodingError) -> ImageHeader {
-        try Self.withDecoder(data) { decoder throws(ImageDecodingError) in Self.header(decoder) }
+        try Self.withDecoder(data, strict: false) { decoder, _ throws(ImageDecodingError) in Self.header(decoder) }
     }
 
     public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
-        try Self.withDecoder(data) { decoder throws(ImageDecodingError) in
+        try Self.withDecoder(data, strict: options.strict) { decoder, repairs throws(ImageDecodingError) in
             let header = Self.header(decoder)
             try options.checkPixelLimit(header)
             let sizing = FrameSizing(width: header.pixelWidth, height: header.pixelHeight, options: options)
@@ -42,9 +42,11 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
                 let milliseconds = Int((decoder.pointee.imageTiming.duration * 1000).rounded())
                 frames.append(ImageFrame(pixels: sizing.shrink(pixels), duration: ImageFrame.clampedDuration(milliseconds: milliseconds)))
             }
-            return Image.decoded(
+            var image = Image.decoded(
                 format: .avif, pixelWidth: sizing.targetWidth, pixelHeight: sizing.targetHeight, frames: frames,
                 frameCount: header.frameCount, loopCount: 0, scale: options.scale, knownOpaque: !header.hasAlpha)
+            image.repairs = repairs
+            return image
         }
     }
 
@@ -82,27 +84,61 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
 
     // MARK: - Internals
 
-    /// A parsed decoder over `data`, which stays pinned while `body` runs.
+    /// A parsed decoder over `data`, which stays pinned while `body` runs; `body` also gets what
+    /// parsing had to forgive.
     private static func withDecoder<T>(
-        _ data: Data, _ body: (UnsafeMutablePointer<avifDecoder>) throws(ImageDecodingError) -> T
+        _ data: Data, strict: Bool,
+        _ body: (UnsafeMutablePointer<avifDecoder>, ImageRepairs) throws(ImageDecodingError) -> T
     ) throws(ImageDecodingError) -> T {
         guard !data.isEmpty else { throw .empty }
         try CodecLibrary.avif.checkDecoding(.avif)
-        guard let decoder = avifDecoderCreate() else { throw .corrupt(format: .avif, reason: "cannot create decoder") }
-        defer { avifDecoderDestroy(decoder) }
-        decoder.pointee.maxThreads = 1
-        decoder.pointee.ignoreExif = AVIF_TRUE
-        decoder.pointee.ignoreXMP = AVIF_TRUE
         let result = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Result<T, ImageDecodingError> in
             do throws(ImageDecodingError) {
-                try check(avifDecoderSetIOMemory(decoder, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count))
-                try check(avifDecoderParse(decoder))
-                return .success(try body(decoder))
+                let (decoder, repairs) = try parsed(raw, strict: strict)
+                defer { avifDecoderDestroy(decoder) }
+                return .success(try body(decoder, repairs))
             } catch {
                 return .failure(error)
             }
         }
         return try result.get()
+    }
+
+    /// A decoder that parsed `raw` with libavif's strict checks, or else without them: a file
+    /// breaking a rule browsers overlook (no `pixi` property, an invalid `clap`, an alpha item
+    /// without `ispe`) parses, noted as ``ImageRepairs/damagedMetadata``, unless `strict`.
+    private static func parsed(
+        _ raw: UnsafeRawBufferPointer, strict: Bool
+    ) throws(ImageDecodingError) -> (UnsafeMutablePointer<avifDecoder>, ImageRepairs) {
+        do throws(ImageDecodingError) {
+            return (try parse(raw, strictFlags: AVIF_STRICT_ENABLED), [])
+        } catch {
+            guard let lenient = try? parse(raw, strictFlags: AVIF_STRICT_DISABLED) else { throw error }
+            if strict {
+                avifDecoderDestroy(lenient)
+                throw .refusedInStrictMode(format: .avif, repairs: .damagedMetadata, reason: "\(error)")
+            }
+            return (lenient, .damagedMetadata)
+        }
+    }
+
+    /// A new decoder (the caller destroys it) that has parsed `raw` under `strictFlags`.
+    private static func parse(
+        _ raw: UnsafeRawBufferPointer, strictFlags: avifStrictFlag
+    ) throws(ImageDecodingError) -> UnsafeMutablePointer<avifDecoder> {
+        guard let decoder = avifDecoderCreate() else { throw .corrupt(format: .avif, reason: "cannot create decoder") }
+        decoder.pointee.maxThreads = 1
+        decoder.pointee.ignoreExif = AVIF_TRUE
+        decoder.pointee.ignoreXMP = AVIF_TRUE
+        decoder.pointee.strictFlags = strictFlags.rawValue
+        do throws(ImageDecodingError) {
+            try check(avifDecoderSetIOMemory(decoder, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count))
+            try check(avifDecoderParse(decoder))
+        } catch {
+            avifDecoderDestroy(decoder)
+            throw error
+        }
+        return decoder
     }
 
     private static func header(_ decoder: UnsafeMutablePointer<avifDecoder>) -> ImageHeader {
