@@ -179,6 +179,16 @@ def png_fixtures(out):
     idats = [i for i in range(len(chunked)) if chunked[i:i + 4] == b"IDAT"]
     cut = idats[len(idats) // 2] + 4 + 100
     write(out, "lenient-png-truncated.png", chunked[:cut])
+    # A 1-bit grey image whose tRNS grey value is 255 (as Pillow writes it for mode "1"): libpng
+    # keeps the low bit (white is transparent); the clean file says 1.
+    bilevel = picture(1).convert("1", dither=Image.Dither.NONE)
+    buffer = io.BytesIO()
+    bilevel.save(buffer, "PNG", transparency=1)
+    clean = buffer.getvalue()
+    write(out, "lenient-png-grey-trns-clean.png", clean)
+    at = clean.index(b"tRNS")
+    wide = clean[:at - 4] + chunk(b"tRNS", b"\x00\xff") + clean[at + 4 + 2 + 4:]
+    write(out, "lenient-png-grey-trns-wide.png", wide)
 
 
 def container_fixtures(out):

@@ -36,6 +36,7 @@ struct LeniencyTests {
         ("lenient-gif-transparent-beyond.gif", "lenient-gif-clean.gif", .paletteMismatch),
         ("lenient-gif-zero-screen.gif", "lenient-gif-clean.gif", .canvasMismatch),
         ("lenient-png-bad-text-crc.png", "lenient-png-clean.png", .damagedMetadata),
+        ("lenient-png-grey-trns-wide.png", "lenient-png-grey-trns-clean.png", .damagedMetadata),
         ("lenient-ico-short-entry-size.ico", "lenient-ico-clean.ico", .damagedMetadata),
         ("lenient-bmp-offset-at-palette.bmp", "lenient-bmp-clean.bmp", .damagedMetadata),
         ("lenient-avif-no-pixi.avif", "lenient-avif-clean.avif", .damagedMetadata),
