@@ -68,6 +68,12 @@ def tiff_fixtures(out):
     # A second page of 32-bit float samples, which libtiff's RGBA interface cannot convert: the
     # first page is kept (as Pillow opens the file).
     rgb.save(f"{out}/tiff-float-second-page.tif", save_all=True, append_images=[Image.new("F", rgb.size, 0.5)])
+    # CIE L*a*b* (Pillow stores a and b offset by 128): white, mid grey, red, green, blue patches.
+    lab = Image.new("LAB", (40, 30), (255, 128, 128))
+    for i, colour in enumerate([(128, 128, 128), (128, 228, 128), (140, 40, 190), (80, 150, 40)]):
+        lab.paste(colour, (i * 10, 15, i * 10 + 10, 30))
+    lab.save(f"{out}/tiff-lab.tif")
+    save_reference(lab.convert("RGB"), f"{out}/tiff-lab.ref.png")
     # BigTIFF (64-bit offsets, `II+`), which libtiff reads like classic TIFF.
     subprocess.run(["tiffcp", "-8", f"{out}/tiff-rgb-lzw.tif", f"{out}/tiff-bigtiff.tif"], check=True)
     for name in ["tiff-rgb-lzw", "tiff-rgba-deflate", "tiff-palette-packbits", "tiff-cmyk", "tiff-jpeg",

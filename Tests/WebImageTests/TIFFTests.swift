@@ -23,6 +23,14 @@ struct TIFFTests {
         #expect(image.isOpaque == reference.isOpaque)
     }
 
+    @Test func labIsConvertedAgainstD65White() throws {
+        // libtiff's default white (D50, unadapted) made white 255, 252, 222; Pillow's conversion
+        // is the reference (libtiff's display model, a plain 2.4 gamma, differs by up to 10 levels).
+        let image = try ImageCoderRegistry.default.decode(CodecFixtures.data("tiff-lab.tif"))
+        #expect(Array(image.pixels[0..<4]) == [255, 255, 255, 255])
+        #expect(maxDifference(image, try CodecFixtures.reference("tiff-lab.ref.png")) <= 10)
+    }
+
     @Test func jpegCompressedTIFFIsCloseToPillow() throws {
         let image = try TIFFCoder().decode(CodecFixtures.data("tiff-jpeg.tif"), options: .default)
         #expect(psnr(image, try CodecFixtures.reference("tiff-jpeg.ref.png")) > 40)
