@@ -12,6 +12,7 @@ private let strict = ImageDecodingOptions(maxPixelCount: 4_000_000, strict: true
 private let decoders: [any ImageDecoding] = [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder(), HEIFCoder()]
     + [TIFFCoder(), JXLCoder()] + [APNGCoder(), BMPCoder(), ICOCoder()]
 private let progressive: [any ProgressiveImageDecoding] = [JPEGCoder(), PNGCoder(), WebPCoder()]
+private let incremental: [(any ProgressiveImageDecoding, ImageFormat)] = [(JPEGCoder(), .jpeg), (WebPCoder(), .webp)]
 
 /// `WEBIMAGE_FUZZ_ONLY=tiff|jxl|apng|bmp|ico|cur` (scripts/fuzz) fuzzes that decoder alone.
 private let only: (any ImageDecoding)? = switch ProcessInfo.processInfo.environment["WEBIMAGE_FUZZ_ONLY"] {
@@ -49,5 +50,26 @@ public func fuzzDecoders(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
         _ = try? decoder.decode(data, options: thumbnail)
     }
     for decoder in progressive { _ = decoder.decodePartial(data, options: options) }
+    // Animations frame by frame, from every animated decoder: forward, then back to the start.
+    for decoder in decoders {
+        guard let animation = try? decoder.animatedDecoder(for: data, options: options) else { continue }
+        let count = min(animation.frameCount, 16)
+        for index in 0..<count {
+            _ = animation.duration(at: index)
+            _ = try? animation.frame(at: index)
+        }
+        if count > 1 { _ = try? animation.frame(at: 0) }
+    }
+    // Incremental decoders fed the input in uneven chunks, with a preview after each.
+    for (decoder, format) in incremental {
+        guard let session = decoder.makeIncrementalDecoder(for: format, options: options) else { continue }
+        var offset = 0, size = 1
+        while offset < data.count {
+            let end = min(data.count, offset + size)
+            session.append(data.subdata(in: offset..<end))
+            _ = session.partialImage()
+            (offset, size) = (end, size * 3 + 1)
+        }
+    }
     return 0
 }

@@ -14,7 +14,9 @@ neither the GIF's loop count, so the file loops forever, nor its "keep" pixels, 
 transparent); 16-bit files'
 references are their 8-bit sources (samples v·257 are v however a decoder reduces depth).
 `exif-orientation6.png` and `exif-orientation3.webp` carry an EXIF orientation in PNG's
-`eXIf` and WebP's `EXIF` chunk. Needs Pillow (PyPI) and Debian's libtiff-tools and libjxl-tools. Deterministic.
+`eXIf` and WebP's `EXIF` chunk. `jpeg-sampling-*.jpg` have sampling factors TurboJPEG 2.1 cannot
+name (libjpeg-turbo's `cjpeg -sample`). Needs Pillow (PyPI) and Debian's libtiff-tools,
+libjxl-tools and libjpeg-turbo-progs. Deterministic.
 """
 import argparse
 import os
@@ -65,8 +67,22 @@ def tiff_fixtures(out):
     for name, args in [("tiff-zstd", ["-c", "zstd"]), ("tiff-lzma", ["-c", "lzma"]), ("tiff-planar", ["-p", "separate"])]:
         subprocess.run(["tiffcp"] + args + [f"{out}/tiff-rgb-lzw.tif", f"{out}/{name}.tif"], check=True)
     rgb.convert("1", dither=Image.Dither.NONE).save(f"{out}/tiff-bilevel-g4.tif", compression="group4")
+    # A second page of 32-bit float samples, which libtiff's RGBA interface cannot convert: the
+    # first page is kept (as Pillow opens the file).
+    rgb.save(f"{out}/tiff-float-second-page.tif", save_all=True, append_images=[Image.new("F", rgb.size, 0.5)])
+    # CIE L*a*b* (Pillow stores a and b offset by 128): white, mid grey, red, green, blue patches.
+    lab = Image.new("LAB", (40, 30), (255, 128, 128))
+    for i, colour in enumerate([(128, 128, 128), (128, 228, 128), (140, 40, 190), (80, 150, 40)]):
+        lab.paste(colour, (i * 10, 15, i * 10 + 10, 30))
+    lab.save(f"{out}/tiff-lab.tif")
+    converted = lab.convert("RGB")
+    converted.info.pop("icc_profile", None)  # lcms's sRGB profile carries the time it was made
+    save_reference(converted, f"{out}/tiff-lab.ref.png")
+    # BigTIFF (64-bit offsets, `II+`), which libtiff reads like classic TIFF.
+    subprocess.run(["tiffcp", "-8", f"{out}/tiff-rgb-lzw.tif", f"{out}/tiff-bigtiff.tif"], check=True)
     for name in ["tiff-rgb-lzw", "tiff-rgba-deflate", "tiff-palette-packbits", "tiff-cmyk", "tiff-jpeg",
-                 "tiff-orientation6", "tiff-tiled", "tiff-zstd", "tiff-lzma", "tiff-planar", "tiff-bilevel-g4"]:
+                 "tiff-orientation6", "tiff-tiled", "tiff-zstd", "tiff-lzma", "tiff-planar", "tiff-bilevel-g4",
+                 "tiff-bigtiff"]:
         save_reference(Image.open(f"{out}/{name}.tif"), f"{out}/{name}.ref.png")
     multipage = Image.open(f"{out}/tiff-multipage.tif")
     for i in range(multipage.n_frames):
@@ -137,6 +153,18 @@ def jxl_fixtures(out):
         os.remove(f"{out}/{name}")
 
 
+def jpeg_sampling_fixtures(out):
+    """JPEGs with sampling factors TurboJPEG 2.1 has no name for (chroma sampled more than luma;
+    2x2, 2x1 and 1x2 mixed), written by libjpeg-turbo's `cjpeg -sample`; references are Pillow's
+    (libjpeg's) decodes."""
+    picture().save(f"{out}/src.ppm")
+    for name, sample in [("jpeg-sampling-chroma-over-luma", "1x1,2x2,2x2"), ("jpeg-sampling-mixed", "2x2,2x1,1x2")]:
+        with open(f"{out}/{name}.jpg", "wb") as jpeg:
+            subprocess.run(["cjpeg", "-sample", sample, "-quality", "90", f"{out}/src.ppm"], stdout=jpeg, check=True)
+        save_reference(Image.open(f"{out}/{name}.jpg"), f"{out}/{name}.ref.png")
+    os.remove(f"{out}/src.ppm")
+
+
 def exif_fixtures(out):
     """PNG with an eXIf chunk and WebP with an EXIF chunk, both carrying an orientation tag."""
     exif = Image.Exif()
@@ -153,6 +181,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     tiff_fixtures(args.out)
     jxl_fixtures(args.out)
+    jpeg_sampling_fixtures(args.out)
     exif_fixtures(args.out)
 
 

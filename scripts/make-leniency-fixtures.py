@@ -179,6 +179,47 @@ def png_fixtures(out):
     idats = [i for i in range(len(chunked)) if chunked[i:i + 4] == b"IDAT"]
     cut = idats[len(idats) // 2] + 4 + 100
     write(out, "lenient-png-truncated.png", chunked[:cut])
+    # A 1-bit grey image whose tRNS grey value is 255 (as Pillow writes it for mode "1"): libpng
+    # keeps the low bit (white is transparent); the clean file says 1.
+    bilevel = picture(1).convert("1", dither=Image.Dither.NONE)
+    buffer = io.BytesIO()
+    bilevel.save(buffer, "PNG", transparency=1)
+    clean = buffer.getvalue()
+    write(out, "lenient-png-grey-trns-clean.png", clean)
+    at = clean.index(b"tRNS")
+    wide = clean[:at - 4] + chunk(b"tRNS", b"\x00\xff") + clean[at + 4 + 2 + 4:]
+    write(out, "lenient-png-grey-trns-wide.png", wide)
+
+
+def container_fixtures(out):
+    """Rules found by scripts/corpus-agreement in Pillow's test images: an ICO directory entry
+    whose size is too small for its bitmap (read from its offset to the end, as Chromium and
+    Pillow do), a palette BMP whose pixel offset points at its palette (the pixels follow the
+    palette, as Pillow reads it), an AVIF without the `pixi` property libavif's strict mode
+    requires (its box renamed `free`: browsers decode such files)."""
+    buffer = io.BytesIO()
+    picture(2).resize((16, 16)).convert("RGBA").save(buffer, "ICO", bitmap_format="bmp", sizes=[(16, 16)])
+    clean = buffer.getvalue()
+    write(out, "lenient-ico-clean.ico", clean)
+    short = bytearray(clean)
+    short[14:18] = struct.pack("<I", 8)  # the first entry's byte size
+    write(out, "lenient-ico-short-entry-size.ico", bytes(short))
+
+    buffer = io.BytesIO()
+    picture(3).quantize(colors=16, dither=Image.Dither.NONE).save(buffer, "BMP")
+    clean = buffer.getvalue()
+    write(out, "lenient-bmp-clean.bmp", clean)
+    header_size = struct.unpack("<I", clean[14:18])[0]
+    at_palette = bytearray(clean)
+    at_palette[10:14] = struct.pack("<I", 14 + header_size)
+    write(out, "lenient-bmp-offset-at-palette.bmp", bytes(at_palette))
+
+    buffer = io.BytesIO()
+    picture(4).save(buffer, "AVIF", quality=90)
+    clean = buffer.getvalue()
+    assert clean.count(b"pixi") == 1
+    write(out, "lenient-avif-clean.avif", clean)
+    write(out, "lenient-avif-no-pixi.avif", clean.replace(b"pixi", b"free"))
 
 
 def rechunk_idat(png, size):
@@ -217,6 +258,7 @@ def main():
     jpeg_fixtures(args.out)
     gif_fixtures(args.out)
     png_fixtures(args.out)
+    container_fixtures(args.out)
 
 
 if __name__ == "__main__":

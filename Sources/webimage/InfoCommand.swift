@@ -11,7 +11,8 @@ struct InfoCommand: AsyncParsableCommand {
             decodes every frame (the limit applies) and reports whether the decode was lenient.
             JSON keys: format, width, height, frames, bytes, hasAlpha, orientation (1-8), decoded, and \
             when known loopCount, colorModel (gray, gray-alpha, rgb, rgba, indexed, cmyk), bitDepth, \
-            iccProfile; with --decode also lenient, partial and repairs (names of what was forgiven).
+            iccProfile; with --decode also lenient, partial and repairs (names of what was forgiven), and \
+            width and height are the decoded image's (a HEIF rotation or crop can change them).
             """)
 
     @Argument(help: "An image URL or a file path.")
@@ -22,6 +23,10 @@ struct InfoCommand: AsyncParsableCommand {
 
     @Flag(name: .long, help: "Decode the pixels too and report whether the decode had to be lenient.")
     var decode = false
+
+    /// scripts/corpus-agreement compares the decoded pixels with Pillow's.
+    @Option(name: .long, help: ArgumentHelp("With --decode: write the first frame's premultiplied RGBA8 rows (4 × width bytes each, top row first) to this file.", visibility: .hidden))
+    var pixels: String?
 
     /// `webimage info --json`: absent keys are unknown for the format (or need `--decode`).
     struct Info: Codable {
@@ -55,9 +60,11 @@ struct InfoCommand: AsyncParsableCommand {
             if decode {
                 let image = try ImageCoderRegistry.default.decode(data)
                 info.decoded = true
+                (info.width, info.height) = (image.pixelWidth, image.pixelHeight)
                 info.lenient = image.isLenient
                 info.partial = image.isPartial
                 info.repairs = image.repairs.names
+                if let pixels { try Self.writeRows(of: image, to: pixels) }
             }
             if json {
                 let encoder = JSONEncoder()
@@ -70,6 +77,18 @@ struct InfoCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("webimage info: \(source): \(error)\n".utf8))
             throw ExitCode(1)
         }
+    }
+
+    /// The first frame's rows without row padding, for `--pixels`.
+    static func writeRows(of image: Image, to path: String) throws {
+        let rowBytes = 4 * image.pixelWidth
+        var rows = [UInt8]()
+        rows.reserveCapacity(rowBytes * image.pixelHeight)
+        for y in 0..<image.pixelHeight {
+            let start = y * image.bytesPerRow
+            rows.append(contentsOf: image.pixels[start..<(start + rowBytes)])
+        }
+        guard FileManager.default.createFile(atPath: path, contents: Data(rows)) else { throw CLIError("cannot write \(path)") }
     }
 
     /// `photo.jpg: jpeg 1600×900, 1 frame, 123456 bytes, rgb 8-bit, ICC profile, orientation 6`.

@@ -57,6 +57,18 @@ struct FormatVariantTests {
         #expect(decodedLossy.pixels != source.pixels && psnr(decodedLossy, source) > 25)
     }
 
+    /// Valid JPEGs whose sampling factors TurboJPEG 2.1 cannot name (its header read fails):
+    /// decoded as libjpeg decodes them (Pillow's reference), in strict mode too.
+    @Test(arguments: ["jpeg-sampling-chroma-over-luma", "jpeg-sampling-mixed"])
+    func jpegWithUnnamedSamplingDecodesLikeLibjpeg(_ name: String) throws {
+        let data = try CodecFixtures.data("\(name).jpg")
+        let image = try ImageCoderRegistry.default.decode(data)
+        let reference = try CodecFixtures.reference("\(name).ref.png")
+        #expect(image.pixelWidth == reference.pixelWidth && image.pixelHeight == reference.pixelHeight)
+        #expect(maxDifference(image, reference) == 0 && image.repairs.isEmpty)
+        #expect(try ImageCoderRegistry.default.decode(data, options: ImageDecodingOptions(strict: true)).pixels == image.pixels)
+    }
+
     @Test func gifEncoderKeepsFewColoursExactlyAndQuantisesMany() throws {
         let few = Fixtures.named("gif-still").reference
         #expect(try GIFCoder().decode(GIFCoder().encode(few, as: .gif, quality: 1), options: .default).pixels == few.pixels)

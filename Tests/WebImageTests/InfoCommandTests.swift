@@ -53,6 +53,15 @@ struct InfoCommandTests {
         #expect(text.stdout.hasSuffix(" bytes, indexed 2-bit, loops forever, lenient decode (missing-trailer)\n"))
     }
 
+    @Test func pixelsOptionWritesTheDecodedFirstFrame() async throws {
+        // scripts/corpus-agreement compares these rows with Pillow's decode.
+        let file = temporaryDirectory().appendingPathComponent("rows.rgba")
+        let info = try await Self.info("lenient-gif-clean.gif", ["--decode", "--pixels", file.path])
+        let image = try ImageCoderRegistry.default.decode(CodecFixtures.data("lenient-gif-clean.gif"))
+        #expect(info.width == image.pixelWidth && info.height == image.pixelHeight && image.frames.count == 2)
+        #expect(try Data(contentsOf: file) == Data(image.frames[0].pixels))
+    }
+
     @Test func headersWorkOverThePixelLimit() async throws {
         let file = temporaryDirectory().appendingPathComponent("huge.png")
         try PNGBomb.header(width: 100_000, height: 100_000).write(to: file)

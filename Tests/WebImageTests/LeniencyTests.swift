@@ -36,6 +36,10 @@ struct LeniencyTests {
         ("lenient-gif-transparent-beyond.gif", "lenient-gif-clean.gif", .paletteMismatch),
         ("lenient-gif-zero-screen.gif", "lenient-gif-clean.gif", .canvasMismatch),
         ("lenient-png-bad-text-crc.png", "lenient-png-clean.png", .damagedMetadata),
+        ("lenient-png-grey-trns-wide.png", "lenient-png-grey-trns-clean.png", .damagedMetadata),
+        ("lenient-ico-short-entry-size.ico", "lenient-ico-clean.ico", .damagedMetadata),
+        ("lenient-bmp-offset-at-palette.bmp", "lenient-bmp-clean.bmp", .damagedMetadata),
+        ("lenient-avif-no-pixi.avif", "lenient-avif-clean.avif", .damagedMetadata),
     ])
     func forgivenLikeBrowsersAndRefusedWhenStrict(_ file: String, _ clean: String, _ repair: ImageRepairs) throws {
         let image = try Self.decode(file)
@@ -98,6 +102,14 @@ struct LeniencyTests {
         #expect(image.repairs.contains(.damagedData))
         #expect(image.frames.count == 2 && image.frames[0] == clean.frames[0])
         Self.expectRefusedInStrictMode("lenient-gif-bad-lzw.gif", .damagedData)
+    }
+
+    @Test func tiffPageLibtiffCannotDecodeKeepsThePagesBefore() throws {
+        // Page 2 holds 32-bit float samples; page 1 is the picture of tiff-rgb-lzw.tif.
+        let image = try Self.decode("tiff-float-second-page.tif")
+        #expect(image.frameCount == 2 && image.repairs == .damagedData)
+        #expect(image.pixels == (try Self.decode("tiff-rgb-lzw.tif")).pixels)
+        Self.expectRefusedInStrictMode("tiff-float-second-page.tif", .damagedData)
     }
 
     @Test func gifWithoutAnyPaletteDrawsBlack() throws {

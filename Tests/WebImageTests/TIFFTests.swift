@@ -10,7 +10,7 @@ struct TIFFTests {
     @Test(arguments: [
         ("tiff-rgb-lzw", 0), ("tiff-rgba-deflate", 1), ("tiff-palette-packbits", 0), ("tiff-cmyk", 1),
         ("tiff-tiled", 0), ("tiff-grey16", 0), ("tiff-rgb16", 0), ("tiff-zstd", 0), ("tiff-lzma", 0), ("tiff-planar", 0),
-        ("tiff-bilevel-g4", 0),
+        ("tiff-bilevel-g4", 0), ("tiff-bigtiff", 0),
     ])
     func decodesLikePillow(_ name: String, _ tolerance: Int) throws {
         let data = try CodecFixtures.data("\(name).tif")
@@ -21,6 +21,14 @@ struct TIFFTests {
         #expect(image.pixelWidth == reference.pixelWidth && image.pixelHeight == reference.pixelHeight)
         #expect(maxDifference(image, reference) <= tolerance, "\(name)")
         #expect(image.isOpaque == reference.isOpaque)
+    }
+
+    @Test func labIsConvertedAgainstD65White() throws {
+        // libtiff's default white (D50, unadapted) made white 255, 252, 222; Pillow's conversion
+        // is the reference (libtiff's display model, a plain 2.4 gamma, differs by up to 10 levels).
+        let image = try ImageCoderRegistry.default.decode(CodecFixtures.data("tiff-lab.tif"))
+        #expect(Array(image.pixels[0..<4]) == [255, 255, 255, 255])
+        #expect(maxDifference(image, try CodecFixtures.reference("tiff-lab.ref.png")) <= 10)
     }
 
     @Test func jpegCompressedTIFFIsCloseToPillow() throws {

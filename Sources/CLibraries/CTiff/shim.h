@@ -18,3 +18,8 @@ static inline int webimage_tiff_icc(TIFF *tif, uint32_t *count, void **data) {
 static inline int webimage_tiff_extra_samples(TIFF *tif, uint16_t *count, uint16_t **types) {
     return TIFFGetFieldDefaulted(tif, TIFFTAG_EXTRASAMPLES, count, types);
 }
+// TIFFSetField is variadic too: the white point a CIE L*a*b* image is converted against.
+static inline int webimage_tiff_set_white_point(TIFF *tif, float x, float y) {
+    float white[2] = { x, y };
+    return TIFFSetField(tif, TIFFTAG_WHITEPOINT, white);
+}

@@ -55,6 +55,8 @@ extension ImageFormat {
             FormatSignature(.webp, P(offset: 0, ascii: "RIFF"), P(offset: 8, ascii: "WEBP")),
             FormatSignature(.tiff, P(offset: 0, [0x49, 0x49, 0x2A, 0x00])),
             FormatSignature(.tiff, P(offset: 0, [0x4D, 0x4D, 0x00, 0x2A])),
+            FormatSignature(.tiff, P(offset: 0, [0x49, 0x49, 0x2B, 0x00])),  // BigTIFF (libtiff reads it)
+            FormatSignature(.tiff, P(offset: 0, [0x4D, 0x4D, 0x00, 0x2B])),
             FormatSignature(.avif, ftyp, brand("avif")),
             FormatSignature(.avif, ftyp, brand("avis")),
             FormatSignature(.heic, ftyp, brand("heic")),

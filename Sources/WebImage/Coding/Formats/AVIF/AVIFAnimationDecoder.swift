@@ -21,7 +21,7 @@ public final class AVIFAnimationDecoder: AnimatedImageDecoding {
 
     /// Parses the container; refuses a frame over the pixel limit before decoding any.
     public init(_ data: Data, options: ImageDecodingOptions = .default) throws(ImageDecodingError) {
-        let frames = try AVIFFrames(PinnedBytes(copying: data))
+        let frames = try AVIFFrames(PinnedBytes(copying: data), strict: options.strict)
         var oneCanvas = options
         oneCanvas.firstFrameOnly = true
         try oneCanvas.checkPixelLimit(frames.header)

@@ -26,14 +26,16 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
     }
 
     public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
-        var frames = try AVIFFrames(PinnedBytes(copying: data))
+        var frames = try AVIFFrames(PinnedBytes(copying: data), strict: options.strict)
         let header = frames.header
         try options.checkPixelLimit(header)
         let sizing = frames.size(for: options)
         let decoded = try frames.frames(limit: options.firstFrameOnly ? 1 : header.frameCount)
-        return Image.decoded(
+        var image = Image.decoded(
             format: .avif, pixelWidth: sizing.targetWidth, pixelHeight: sizing.targetHeight, frames: decoded,
             frameCount: header.frameCount, loopCount: 0, scale: options.scale, knownOpaque: !header.hasAlpha)
+        image.repairs = frames.repairs
+        return image
     }
 
     /// An ``AVIFAnimationDecoder`` over `data` (a still AVIF gives one frame).

@@ -16,18 +16,32 @@ final class AVIFFrames: FrameSequencing {
     /// Set by a rewind: the next frame comes from `avifDecoderNthImage`.
     private var seeking = false
 
-    init(_ bytes: PinnedBytes) throws(ImageDecodingError) {
+    /// What parsing had to forgive (``ImageRepairs/damagedMetadata`` for a file that parses only
+    /// without libavif's strict checks).
+    let repairs: ImageRepairs
+
+    /// Parses `bytes` with libavif's strict checks, or else without them: a file breaking a rule
+    /// browsers overlook (no `pixi` property, an invalid `clap`, an alpha item without `ispe`)
+    /// parses, noted in ``repairs``, unless `strict`.
+    init(_ bytes: PinnedBytes, strict: Bool = false) throws(ImageDecodingError) {
         guard !bytes.bytes.isEmpty else { throw .empty }
         try CodecLibrary.avif.checkDecoding(.avif)
-        guard let decoder = avifDecoderCreate() else { throw .corrupt(format: .avif, reason: "cannot create decoder") }
-        decoder.pointee.maxThreads = 1
-        decoder.pointee.ignoreExif = AVIF_TRUE
-        decoder.pointee.ignoreXMP = AVIF_TRUE
-        let parsed = avifDecoderSetIOMemory(decoder, bytes.uint8Pointer, bytes.bytes.count) == AVIF_RESULT_OK
-            ? avifDecoderParse(decoder) : AVIF_RESULT_IO_ERROR
-        guard parsed == AVIF_RESULT_OK, let image = decoder.pointee.image else {
+        let decoder: UnsafeMutablePointer<avifDecoder>
+        do throws(ImageDecodingError) {
+            decoder = try Self.parse(bytes, strictFlags: AVIF_STRICT_ENABLED)
+            repairs = []
+        } catch {
+            guard let lenient = try? Self.parse(bytes, strictFlags: AVIF_STRICT_DISABLED) else { throw error }
+            if strict {
+                avifDecoderDestroy(lenient)
+                throw .refusedInStrictMode(format: .avif, repairs: .damagedMetadata, reason: "\(error)")
+            }
+            decoder = lenient
+            repairs = .damagedMetadata
+        }
+        guard let image = decoder.pointee.image else {
             avifDecoderDestroy(decoder)
-            throw .corrupt(format: .avif, reason: String(cString: avifResultToString(parsed)))
+            throw .corrupt(format: .avif, reason: "no image")
         }
         self.bytes = bytes
         self.decoder = decoder
@@ -35,6 +49,22 @@ final class AVIFFrames: FrameSequencing {
             format: .avif, pixelWidth: Int(image.pointee.width), pixelHeight: Int(image.pointee.height),
             frameCount: max(Int(decoder.pointee.imageCount), 1), hasAlpha: decoder.pointee.alphaPresent != 0)
         sizing = FrameSizing(width: header.pixelWidth, height: header.pixelHeight, options: .default)
+    }
+
+    /// A new decoder (the caller destroys it) that has parsed `bytes` under `strictFlags`.
+    private static func parse(_ bytes: PinnedBytes, strictFlags: avifStrictFlag) throws(ImageDecodingError) -> UnsafeMutablePointer<avifDecoder> {
+        guard let decoder = avifDecoderCreate() else { throw .corrupt(format: .avif, reason: "cannot create decoder") }
+        decoder.pointee.maxThreads = 1
+        decoder.pointee.ignoreExif = AVIF_TRUE
+        decoder.pointee.ignoreXMP = AVIF_TRUE
+        decoder.pointee.strictFlags = strictFlags.rawValue
+        let parsed = avifDecoderSetIOMemory(decoder, bytes.uint8Pointer, bytes.bytes.count) == AVIF_RESULT_OK
+            ? avifDecoderParse(decoder) : AVIF_RESULT_IO_ERROR
+        guard parsed == AVIF_RESULT_OK else {
+            avifDecoderDestroy(decoder)
+            throw .corrupt(format: .avif, reason: String(cString: avifResultToString(parsed)))
+        }
+        return decoder
     }
 
     deinit { avifDecoderDestroy(decoder) }

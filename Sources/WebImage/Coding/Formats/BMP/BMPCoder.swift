@@ -19,29 +19,35 @@ public struct BMPCoder: ImageDecoding {
     public func canDecode(_ format: ImageFormat) -> Bool { format == .bmp }
 
     public func readHeader(_ data: Data) throws(ImageDecodingError) -> ImageHeader {
-        try Self.parse(data) { _, header, _ throws(ImageDecodingError) in Self.imageHeader(header, format: .bmp) }
+        try Self.parse(data) { _, header, _, _ throws(ImageDecodingError) in Self.imageHeader(header, format: .bmp) }
     }
 
     public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
-        try Self.parse(data) { bytes, header, pixelOffset throws(ImageDecodingError) in
+        try Self.parse(data) { bytes, header, pixelOffset, repairs throws(ImageDecodingError) in
             try options.checkPixelLimit(Self.imageHeader(header, format: .bmp))
+            let allowed = try options.allow(repairs, in: .bmp, "the pixel data offset points at the palette")
             var (pixels, hasAlpha) = try Self.mapped(.bmp) { () throws(BMPHeader.ParseError) in
                 try BMPPixels.rows(bytes, header: header, at: pixelOffset)
             }
             // Only pixels with alpha from the file need premultiplying (RLE gaps are already 0).
             let isOpaque = hasAlpha ? PixelOperations.premultiply(&pixels) : true
-            return Image(
+            var image = Image(
                 format: .bmp, pixelWidth: header.width, pixelHeight: header.height, pixels: pixels, isOpaque: isOpaque,
                 scale: options.scale
             ).fittingThumbnail(options)
+            image.repairs = allowed
+            return image
         }
     }
 
     // MARK: - Internals
 
-    /// Reads the 14-byte file header and the DIB header behind it.
+    /// Reads the 14-byte file header and the DIB header behind it; `body` gets the bytes, the
+    /// header, where the pixels start and what was forgiven. A palette image whose pixel offset
+    /// points just past the DIB header, at its palette (a writer that forgot the palette when
+    /// computing it), has its pixels after the palette, as Pillow reads it (`damagedMetadata`).
     private static func parse<T>(
-        _ data: Data, _ body: (UnsafeRawBufferPointer, BMPHeader, Int) throws(ImageDecodingError) -> T
+        _ data: Data, _ body: (UnsafeRawBufferPointer, BMPHeader, Int, ImageRepairs) throws(ImageDecodingError) -> T
     ) throws(ImageDecodingError) -> T {
         guard !data.isEmpty else { throw .empty }
         let result = data.withUnsafeBytes { bytes -> Result<T, ImageDecodingError> in
@@ -51,7 +57,11 @@ public struct BMPCoder: ImageDecoding {
                 }
                 let pixelOffset = Int(bytes[10]) | Int(bytes[11]) << 8 | Int(bytes[12]) << 16 | Int(bytes[13]) << 24
                 let header = try mapped(.bmp) { () throws(BMPHeader.ParseError) in try BMPHeader(bytes, at: 14, paletteEnd: pixelOffset) }
-                return .success(try body(bytes, header, pixelOffset))
+                if header.bitCount <= 8, header.palette.isEmpty, pixelOffset == header.end,
+                   let full = try? BMPHeader(bytes, at: 14), !full.palette.isEmpty {
+                    return .success(try body(bytes, full, full.end, .damagedMetadata))
+                }
+                return .success(try body(bytes, header, pixelOffset, []))
             } catch {
                 return .failure(error)
             }

@@ -43,7 +43,11 @@ public struct ICOCoder: ImageDecoding {
                     format: .ico, pixelWidth: entry.width, pixelHeight: entry.height, pixels: pixels, isOpaque: isOpaque,
                     scale: options.scale)
             }
-            return image.fittingThumbnail(options)
+            var fitted = image.fittingThumbnail(options)
+            if entry.sizeIgnored {
+                fitted.repairs.formUnion(try options.allow(.damagedMetadata, in: .ico, "a directory entry's size is smaller than its image"))
+            }
+            return fitted
         }
     }
 

@@ -6,6 +6,9 @@ struct ICODirectory {
         var width: Int, height: Int
         var bitCount: Int
         var isPNG: Bool
+        /// The directory's size was too small for the entry, which was read to the end of the
+        /// data instead (as Chromium and Pillow read entries: from their offset on).
+        var sizeIgnored = false
     }
 
     struct ParseError: Error { var reason: String }
@@ -26,7 +29,14 @@ struct ICODirectory {
             // An entry that starts past the end: the file was cut short.
             guard offset < bytes.count else { throw ParseError(reason: "entry \(index) lies past the end of the data") }
             let range = offset..<(offset + min(size, bytes.count - offset))
-            if let entry = Self.entry(bytes, range) { entries.append(entry) }
+            let declared = Self.entry(bytes, range)
+            if range.upperBound < bytes.count, declared.map({ !Self.fits($0, bytes, range) }) ?? true,
+               var whole = Self.entry(bytes, offset..<bytes.count) {
+                whole.sizeIgnored = true
+                entries.append(whole)
+            } else if let declared {
+                entries.append(declared)
+            }
         }
         guard !entries.isEmpty else { throw ParseError(reason: "no readable entry") }
     }
@@ -40,6 +50,14 @@ struct ICODirectory {
         }
         guard let header = try? BMPHeader(slice, at: 0) else { return nil }
         return Entry(range: range, width: header.width, height: header.height / 2, bitCount: header.bitCount, isPNG: false)
+    }
+
+    /// Whether a bitmap entry's header and colour rows lie inside `range` (the AND mask may
+    /// be missing; a PNG entry's end is its decoder's to judge).
+    private static func fits(_ entry: Entry, _ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> Bool {
+        guard !entry.isPNG, let header = try? BMPHeader(UnsafeRawBufferPointer(rebasing: bytes[range]), at: 0) else { return true }
+        let (rows, overflow) = header.stride.multipliedReportingOverflow(by: entry.height)
+        return !overflow && header.end <= range.count && rows <= range.count - header.end
     }
 
     /// The largest entry (then the deepest), or with `size` the smallest whose longer side is

@@ -171,7 +171,10 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
         // TurboJPEG 2.1 returns -1 for a header read that only warned (junk before a marker):
         // the header is good; the decode judges the warning.
         let onlyWarned = result != 0 && tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue)
-        guard result == 0 || onlyWarned, width > 0, height > 0 else {
+        // It also fails valid files whose sampling factors it has no name for (chroma sampled
+        // more than luma, 2×1 and 1×2 mixed), after filling in the rest; libjpeg decodes them.
+        let unnamedSampling = result != 0 && subsampling < 0 && colorspace >= 0
+        guard result == 0 || onlyWarned || unnamedSampling, width > 0, height > 0 else {
             throw .corrupt(format: .jpeg, reason: message(handle))
         }
         return (ImageHeader(format: .jpeg, pixelWidth: Int(width), pixelHeight: Int(height), hasAlpha: false), UInt32(colorspace))

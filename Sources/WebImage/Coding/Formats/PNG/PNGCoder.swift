@@ -30,6 +30,8 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
             var image = try Self.withDecoder(data) { ctx throws(ImageDecodingError) in
                 let header = try Self.header(ctx)
                 try options.checkPixelLimit(header)
+                let trnsRepair = try options.allow(
+                    Self.maskGreyTransparency(ctx) ? .damagedMetadata : [], in: .png, "a grey tRNS value beyond the bit depth")
                 let format = Int32(SPNG_FMT_RGBA8.rawValue)
                 var size = 0
                 try Self.check(spng_decoded_image_size(ctx, format, &size))
@@ -41,12 +43,14 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
                 }
                 try Self.check(status)
                 let isOpaque = header.hasAlpha ? PixelOperations.premultiply(&pixels) : true
-                return Image(
+                var image = Image(
                     format: .png, pixelWidth: header.pixelWidth, pixelHeight: header.pixelHeight,
                     pixels: pixels, isOpaque: isOpaque, scale: options.scale
                 ).fittingThumbnail(options)
+                image.repairs = trnsRepair
+                return image
             }
-            image.repairs = repairs
+            image.repairs.formUnion(repairs)
             image.orientation = EXIFOrientation.read(fromPNG: data)
             return image
         } catch .corrupt(.png, Self.endOfData) where !options.strict {
@@ -127,6 +131,19 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
         let alphaTypes = [SPNG_COLOR_TYPE_TRUECOLOR_ALPHA.rawValue, SPNG_COLOR_TYPE_GRAYSCALE_ALPHA.rawValue]
         let hasAlpha = hasTRNS || alphaTypes.contains(UInt32(ihdr.color_type))
         return ImageHeader(format: .png, pixelWidth: Int(ihdr.width), pixelHeight: Int(ihdr.height), hasAlpha: hasAlpha)
+    }
+
+    /// A grey image's tRNS value wider than its bit depth (255 in a 1-bit image, as Pillow writes
+    /// one) keeps its low bits, as libpng takes it (browsers, Pillow); libspng would match no
+    /// pixel with it. Returns whether the value was changed.
+    static func maskGreyTransparency(_ ctx: OpaquePointer) -> Bool {
+        var ihdr = spng_ihdr(), trns = spng_trns()
+        guard spng_get_ihdr(ctx, &ihdr) == 0, UInt32(ihdr.color_type) == SPNG_COLOR_TYPE_GRAYSCALE.rawValue,
+              ihdr.bit_depth < 16, spng_get_trns(ctx, &trns) == 0 else { return false }
+        let mask = UInt16(1 << ihdr.bit_depth) - 1
+        guard trns.gray > mask else { return false }
+        trns.gray &= mask
+        return spng_set_trns(ctx, &trns) == 0
     }
 
     static func check(_ status: Int32) throws(ImageDecodingError) {

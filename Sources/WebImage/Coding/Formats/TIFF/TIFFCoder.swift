@@ -48,17 +48,27 @@ public struct TIFFCoder: ImageDecoding {
                     width: header.pixelWidth, height: header.pixelHeight, frames: chosen.count, limit: options.maxPixelCount)
             }
             let sizing = FrameSizing(width: header.pixelWidth, height: header.pixelHeight, options: options)
-            var frames: [ImageFrame] = []
+            var frames: [ImageFrame] = [], repairs: ImageRepairs = []
             for (index, page) in chosen {
-                try file.select(index)
-                let pixels = Self.canvas(try Self.pixels(file, page), page: page, width: header.pixelWidth, height: header.pixelHeight)
-                frames.append(ImageFrame(pixels: sizing.shrink(pixels), duration: .milliseconds(100)))
+                do throws(ImageDecodingError) {
+                    try file.select(index)
+                    let pixels = Self.canvas(try Self.pixels(file, page), page: page, width: header.pixelWidth, height: header.pixelHeight)
+                    frames.append(ImageFrame(pixels: sizing.shrink(pixels), duration: .milliseconds(100)))
+                } catch {
+                    // A later page libtiff cannot decode (damaged, or samples its RGBA interface
+                    // has no conversion for): the pages before it are kept, as Pillow and viewers
+                    // showing the first page open the file.
+                    guard !frames.isEmpty else { throw error }
+                    repairs = try options.allow(.damagedData, in: .tiff, "page \(index + 1): \(error)")
+                    break
+                }
             }
             var image = Image.decoded(
                 format: .tiff, pixelWidth: sizing.targetWidth, pixelHeight: sizing.targetHeight, frames: frames,
                 frameCount: header.frameCount, loopCount: 0, scale: options.scale,
                 knownOpaque: !chosen.contains { $0.page.hasAlpha } && chosen.allSatisfy { $0.page.width >= header.pixelWidth && $0.page.height >= header.pixelHeight })
             image.orientation = chosen[0].page.orientation
+            image.repairs = repairs
             return image
         }
     }

@@ -118,6 +118,9 @@ final class TIFFFile {
         guard TIFFRGBAImageOK(tiff, &message) == 1 else {
             throw .corrupt(format: .tiff, reason: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
+        // CIE L*a*b* is relative to its white: map it to sRGB's D65 white. libtiff's default (D50,
+        // converted with its sRGB matrix unadapted) tints white yellow (255, 252, 222).
+        if page.photometric == Int(PHOTOMETRIC_CIELAB) { _ = webimage_tiff_set_white_point(tiff, 0.3127, 0.3290) }
         // Asking for the file's own orientation makes libtiff copy rows and columns as stored.
         let status = TIFFReadRGBAImageOriented(
             tiff, UInt32(page.width), UInt32(page.height), raster.baseAddress?.assumingMemoryBound(to: UInt32.self),
