@@ -24,9 +24,15 @@ case "ico", "cur": ICOCoder()
 default: nil
 }
 
+/// `WEBIMAGE_FUZZ_ONLY=animated|incremental` fuzzes the frame-by-frame or the incremental
+/// decoders alone.
+private let path = ProcessInfo.processInfo.environment["WEBIMAGE_FUZZ_ONLY"]
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDecoders(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
     let data = Data(bytes: bytes, count: count)
+    if path == "animated" { fuzzAnimations(data); return 0 }
+    if path == "incremental" { fuzzIncremental(data); return 0 }
     if let only {
         _ = try? ImageProperties.read(from: data)
         _ = try? only.readHeader(data)
@@ -50,6 +56,12 @@ public func fuzzDecoders(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
         _ = try? decoder.decode(data, options: thumbnail)
     }
     for decoder in progressive { _ = decoder.decodePartial(data, options: options) }
+    fuzzAnimations(data)
+    fuzzIncremental(data)
+    return 0
+}
+
+private func fuzzAnimations(_ data: Data) {
     // Animations frame by frame, from every animated decoder: forward, then back to the start.
     for decoder in decoders {
         guard let animation = try? decoder.animatedDecoder(for: data, options: options) else { continue }
@@ -60,6 +72,9 @@ public func fuzzDecoders(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
         }
         if count > 1 { _ = try? animation.frame(at: 0) }
     }
+}
+
+private func fuzzIncremental(_ data: Data) {
     // Incremental decoders fed the input in uneven chunks, with a preview after each.
     for (decoder, format) in incremental {
         guard let session = decoder.makeIncrementalDecoder(for: format, options: options) else { continue }
@@ -71,5 +86,4 @@ public func fuzzDecoders(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
             (offset, size) = (end, size * 3 + 1)
         }
     }
-    return 0
 }
