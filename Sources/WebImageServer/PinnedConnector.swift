@@ -29,16 +29,13 @@ public final class PinnedHTTPConnector: PinnedConnecting {
     private let connectTimeout: Duration
     private let tls: TLSConfiguration?
 
-    public init(connectTimeout: Duration = .seconds(5)) {
-        self.connectTimeout = connectTimeout
-        tls = nil
-        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: Self.configuration(connectTimeout))
+    public convenience init(connectTimeout: Duration = .seconds(5)) {
+        self.init(connectTimeout: connectTimeout, tls: nil)
     }
 
     /// A connector that also trusts the certificates in `pem` (each item PEM text with one or
     /// more certificates) for https sources; throws when an item holds no valid certificate.
-    public init(connectTimeout: Duration = .seconds(5), trustingPEM pem: [Data]) throws {
-        self.connectTimeout = connectTimeout
+    public convenience init(connectTimeout: Duration = .seconds(5), trustingPEM pem: [Data]) throws {
         var tls = TLSConfiguration.makeClientConfiguration()
         let certificates = try pem.flatMap { item in
             let found = try NIOSSLCertificate.fromPEMBytes(Array(item))
@@ -46,6 +43,11 @@ public final class PinnedHTTPConnector: PinnedConnecting {
             return found
         }
         tls.additionalTrustRoots = certificates.isEmpty ? [] : [.certificates(certificates)]
+        self.init(connectTimeout: connectTimeout, tls: tls)
+    }
+
+    private init(connectTimeout: Duration, tls: TLSConfiguration?) {
+        self.connectTimeout = connectTimeout
         self.tls = tls
         client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: Self.configuration(connectTimeout))
     }
