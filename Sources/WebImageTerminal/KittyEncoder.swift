@@ -20,12 +20,13 @@ public struct KittyEncoder: TerminalImageEncoding {
 
     public func encode(_ image: Image, background: TerminalColor) -> TerminalPicture {
         var straight = [UInt8](repeating: 0, count: image.pixelWidth * image.pixelHeight * 4)
+        let pixels = image.pixels, bytesPerRow = image.bytesPerRow
         for y in 0..<image.pixelHeight {
             for x in 0..<image.pixelWidth {
-                let i = y * image.bytesPerRow + x * 4, o = (y * image.pixelWidth + x) * 4
-                let alpha = Int(image.pixels[i + 3])
+                let i = y * bytesPerRow + x * 4, o = (y * image.pixelWidth + x) * 4
+                let alpha = Int(pixels[i + 3])
                 for c in 0..<3 {
-                    straight[o + c] = alpha == 0 ? 0 : UInt8(min(255, (Int(image.pixels[i + c]) * 255 + alpha / 2) / alpha))
+                    straight[o + c] = alpha == 0 ? 0 : UInt8(min(255, (Int(pixels[i + c]) * 255 + alpha / 2) / alpha))
                 }
                 straight[o + 3] = UInt8(alpha)
             }

@@ -37,13 +37,14 @@ enum GIFPalette {
     private static func straightColors(_ image: Image) -> [UInt32?] {
         var colors: [UInt32?] = []
         colors.reserveCapacity(image.pixelWidth * image.pixelHeight)
+        let pixels = image.pixels, bytesPerRow = image.bytesPerRow
         for y in 0..<image.pixelHeight {
             for x in 0..<image.pixelWidth {
-                let i = y * image.bytesPerRow + x * 4
-                let a = UInt32(image.pixels[i + 3])
+                let i = y * bytesPerRow + x * 4
+                let a = UInt32(pixels[i + 3])
                 guard a >= 128 else { colors.append(nil); continue }
                 func straight(_ c: UInt8) -> UInt32 { min(255, (UInt32(c) * 255 + a / 2) / a) }
-                colors.append(straight(image.pixels[i]) << 16 | straight(image.pixels[i + 1]) << 8 | straight(image.pixels[i + 2]))
+                colors.append(straight(pixels[i]) << 16 | straight(pixels[i + 1]) << 8 | straight(pixels[i + 2]))
             }
         }
         return colors

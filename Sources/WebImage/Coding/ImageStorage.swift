@@ -1,0 +1,52 @@
+/// The fields of an ``Image``, kept in one reference that images share until one of them is
+/// changed (copy on write, as the standard library's arrays do).
+///
+/// `@unchecked Sendable`: the fields are `var`s, but an `ImageStorage` is only ever written
+/// through ``Image/writable``, which first makes it unique to the image being mutated
+/// (`isKnownUniquelyReferenced`, copying otherwise) — so storage that two images, tasks or
+/// threads can see is never written, and written storage is seen by its one owner only. For the
+/// same reason the fields skip the run-time exclusivity check of class properties
+/// (`@exclusivity(unchecked)`): the compiler's static checks of `Image`'s own accesses cover
+/// them, and a pixel loop reading `image.pixelWidth` pays no call for it.
+@usableFromInline
+final class ImageStorage: @unchecked Sendable {
+    @usableFromInline @exclusivity(unchecked) var format: ImageFormat
+    @usableFromInline @exclusivity(unchecked) var pixelWidth: Int
+    @usableFromInline @exclusivity(unchecked) var pixelHeight: Int
+    @usableFromInline @exclusivity(unchecked) var bytesPerRow: Int
+    @usableFromInline @exclusivity(unchecked) var pixels: [UInt8]
+    @usableFromInline @exclusivity(unchecked) var isOpaque: Bool
+    @usableFromInline @exclusivity(unchecked) var scale: Double
+    @usableFromInline @exclusivity(unchecked) var orientation: ImageOrientation
+    @usableFromInline @exclusivity(unchecked) var frameCount: Int
+    @usableFromInline @exclusivity(unchecked) var frames: [ImageFrame] = []
+    @usableFromInline @exclusivity(unchecked) var loopCount = 0
+    @usableFromInline @exclusivity(unchecked) var repairs: ImageRepairs = []
+
+    init(
+        format: ImageFormat, pixelWidth: Int, pixelHeight: Int, bytesPerRow: Int, pixels: [UInt8], isOpaque: Bool,
+        scale: Double, orientation: ImageOrientation, frameCount: Int
+    ) {
+        self.format = format
+        self.pixelWidth = pixelWidth
+        self.pixelHeight = pixelHeight
+        self.bytesPerRow = bytesPerRow
+        self.pixels = pixels
+        self.isOpaque = isOpaque
+        self.scale = scale
+        self.orientation = orientation
+        self.frameCount = frameCount
+    }
+
+    /// A copy for an image about to be changed (the pixel arrays are shared until written).
+    @usableFromInline
+    func copy() -> ImageStorage {
+        let copy = ImageStorage(
+            format: format, pixelWidth: pixelWidth, pixelHeight: pixelHeight, bytesPerRow: bytesPerRow, pixels: pixels,
+            isOpaque: isOpaque, scale: scale, orientation: orientation, frameCount: frameCount)
+        copy.frames = frames
+        copy.loopCount = loopCount
+        copy.repairs = repairs
+        return copy
+    }
+}
