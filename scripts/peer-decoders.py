@@ -37,23 +37,43 @@ except ImportError:
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, ".build", "peer")
-LIBS = ["CTurboJPEG", "CSpng", "CGIF", "CWebP", "CAvif", "CHeif"]
+LIBS = ["CTurboJPEG", "CSpng", "CGIF", "CWebP", "CAvif", "CHeif", "CTiff", "CJxl"]
+# C targets with their own sources, compiled here as scripts/fuzz does (SwiftPM makes the module
+# map of a target with sources from its include/; here one is written beside the objects).
+C_TARGETS = ["CCodecLoader", "CJPEGIncremental"]
 
 
 def build():
     os.makedirs(OUT, exist_ok=True)
     sources = sorted(os.path.join(d, f) for top in ("Sources/WebImage/Coding", "Sources/WebImage/Processing")
                      for d, _, fs in os.walk(os.path.join(ROOT, top)) for f in fs if f.endswith(".swift"))
+    # The frame-by-frame and incremental decoders guard their state with the package's lock.
+    sources.append(os.path.join(ROOT, "Sources/WebImage/Internal/Locked.swift"))
     timer = os.path.join(OUT, "decode-timer")
-    inputs = sources + [os.path.join(ROOT, "scripts/peer/DecodeTimer.swift"), os.path.join(ROOT, "scripts/peer/png_frames.c")]
+    c_files = [os.path.join(ROOT, "Sources/CLibraries", t, f) for t in C_TARGETS
+               for f in sorted(os.listdir(os.path.join(ROOT, "Sources/CLibraries", t))) if f.endswith(".c")]
+    inputs = sources + c_files + [os.path.join(ROOT, "scripts/peer/DecodeTimer.swift"), os.path.join(ROOT, "scripts/peer/png_frames.c")]
     if os.path.exists(timer) and all(os.path.getmtime(p) < os.path.getmtime(timer) for p in inputs):
         return  # up to date
     includes = [arg for lib in LIBS for arg in ("-I", os.path.join(ROOT, "Sources/CLibraries", lib))]
+    objects = []
+    for target in C_TARGETS:
+        include = os.path.join(ROOT, "Sources/CLibraries", target, "include")
+        modules = os.path.join(OUT, "modules", target)
+        os.makedirs(modules, exist_ok=True)
+        headers = "".join(f'  header "{os.path.join(include, h)}"\n' for h in sorted(os.listdir(include)) if h.endswith(".h"))
+        with open(os.path.join(modules, "module.modulemap"), "w") as f:
+            f.write(f"module {target} {{\n{headers}  export *\n}}\n")
+        includes += ["-I", modules]
+        for c in (c for c in c_files if f"/{target}/" in c):
+            objects.append(os.path.join(OUT, os.path.basename(c)[:-2] + ".o"))
+            subprocess.run(["clang", "-O2", "-I", include, "-c", c, "-o", objects[-1]], check=True)
     subprocess.run(["gcc", "-O2", os.path.join(ROOT, "scripts/peer/png_frames.c"), "-lpng16", "-o",
                     os.path.join(OUT, "png_frames")], check=True)
-    subprocess.run(["swiftc", "-O", "-parse-as-library", "-module-name", "WebImagePeer", *includes, *sources,
-                    os.path.join(ROOT, "scripts/peer/DecodeTimer.swift"), "-lturbojpeg", "-lspng", "-lgif",
-                    "-lwebpdemux", "-lwebpmux", "-lwebp", "-lavif", "-lheif", "-o", os.path.join(OUT, "decode-timer")],
+    subprocess.run(["swiftc", "-O", "-parse-as-library", "-module-name", "WebImagePeer", "-package-name", "webimage",
+                    *includes, *sources, os.path.join(ROOT, "scripts/peer/DecodeTimer.swift"), *objects,
+                    "-lturbojpeg", "-ljpeg", "-lspng", "-lgif", "-lwebpdemux", "-lwebpmux", "-lwebp", "-ltiff", "-ldl",
+                    "-o", os.path.join(OUT, "decode-timer")],
                    check=True)
 
 
