@@ -7,7 +7,8 @@
 //   WebImageMeasure MODE PATH          MODE: none | thumbnail | full
 //   WebImageMeasure loop PATH          decodes PATH 200 times (a steady load for `perf record`)
 //   WebImageMeasure callers N          N callers of one URL through a new pipeline, 20 rounds (for
-//                                      `perf record`); prints the median cost per caller
+//                                      `perf record`); prints the median cost per caller, and per
+//                                      extra caller: (time for N − time for one) ÷ (N − 1)
 //   WebImageMeasure memory-hit N       N memory hits through image(for:), 20 rounds; ns per hit
 //   WebImageMeasure sync-hit N         the same through cachedImage(forKey:)
 //   WebImageMeasure floor N            N tasks that each wait on a continuation one job resumes:
@@ -66,14 +67,22 @@ if arguments.count == 3, let count = Int(arguments[2]), ["callers", "memory-hit"
     let warm = ImagePipeline()
     _ = try await warm.image(for: url)
     var perCall: [Double] = []
+    var single: [Double] = []  // callers: one caller's whole load in the same round
     for _ in 0..<20 {
-        let started = ContinuousClock.now
         if arguments[1] == "callers" {
-            let pipeline = ImagePipeline(configuration: .init(memoryCache: nil, dataCache: nil))
-            // Unstructured tasks: a task group's child removal searches its list (O(n²) for 10,000).
-            let callers = (0..<count).map { _ in Task { _ = try await pipeline.image(for: url) } }
-            for caller in callers { try await caller.value }
-        } else if arguments[1] == "sync-hit" {
+            for n in [1, count] {
+                let started = ContinuousClock.now
+                let pipeline = ImagePipeline(configuration: .init(memoryCache: nil, dataCache: nil))
+                // Unstructured tasks: a task group's child removal searches its list (O(n²) for 10,000).
+                let callers = (0..<n).map { _ in Task { _ = try await pipeline.image(for: url) } }
+                for caller in callers { try await caller.value }
+                let elapsed = Double((ContinuousClock.now - started) / .nanoseconds(1))
+                if n == 1 { single.append(elapsed) } else { perCall.append(elapsed / Double(count)) }
+            }
+            continue
+        }
+        let started = ContinuousClock.now
+        if arguments[1] == "sync-hit" {
             let key = url.absoluteString
             try await Task.detached { for _ in 0..<count { _ = warm.cachedImage(forKey: key) } }.value
         } else {
@@ -83,7 +92,12 @@ if arguments.count == 3, let count = Int(arguments[2]), ["callers", "memory-hit"
         perCall.append(Double((ContinuousClock.now - started) / .nanoseconds(1)) / Double(count))
     }
     await origin.stop()
-    print("median \(perCall.sorted()[perCall.count / 2]) ns per call")
+    let median = perCall.sorted()[perCall.count / 2]
+    print("median \(median) ns per call")
+    if let one = single.sorted().dropFirst(single.count / 2).first, count > 1 {
+        // The one download and decode are shared: what each caller beyond the first adds.
+        print("one caller \(one) ns; per extra caller \((median * Double(count) - one) / Double(count - 1)) ns")
+    }
     exit(0)
 }
 if arguments.count == 3, let rounds = Int(arguments[2]), arguments[1] == "disk-hit" {
