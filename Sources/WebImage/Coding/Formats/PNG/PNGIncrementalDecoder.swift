@@ -57,9 +57,14 @@ public final class PNGIncrementalDecoder: IncrementalImageDecoding {
             }
             var width: Int32 = 0, height: Int32 = 0
             wi_png_incremental_size(decoder, &width, &height)
-            var pixels = Array(UnsafeBufferPointer(start: canvas, count: Int(width) * Int(height) * 4))
-            // Rows not decoded yet are transparent: opaque only once every pixel is in and opaque.
-            let isOpaque = PixelOperations.premultiply(&pixels)
+            // The rows written so far are the top ones: a plain image's decoded rows, an interlaced
+            // one's first-pass blocks, all of them once a later pass has begun. Only those are
+            // premultiplied; the rest stay transparent (zero), so the image is not opaque yet.
+            let rowBytes = Int(width) * 4, rows = Int(wi_png_incremental_rows(decoder))
+            let written = wi_png_incremental_interlaced(decoder) != 0 && wi_png_incremental_pass(decoder) > 0 ? Int(height) : min(rows, Int(height))
+            var pixels = Array(UnsafeBufferPointer(start: canvas, count: written * rowBytes))
+            let isOpaque = PixelOperations.premultiply(&pixels) && written == Int(height)
+            pixels.append(contentsOf: repeatElement(0, count: (Int(height) - written) * rowBytes))
             return Image(format: .png, pixelWidth: Int(width), pixelHeight: Int(height), pixels: pixels, isOpaque: isOpaque, scale: options.scale)
                 .fittingThumbnail(options)
         }
