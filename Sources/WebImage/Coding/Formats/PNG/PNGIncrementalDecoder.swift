@@ -64,7 +64,7 @@ public final class PNGIncrementalDecoder: IncrementalImageDecoding {
             let written = wi_png_incremental_interlaced(decoder) != 0 && wi_png_incremental_pass(decoder) > 0 ? Int(height) : min(rows, Int(height))
             var pixels = Array(UnsafeBufferPointer(start: canvas, count: written * rowBytes))
             let isOpaque = PixelOperations.premultiply(&pixels) && written == Int(height)
-            pixels.append(contentsOf: repeatElement(0, count: (Int(height) - written) * rowBytes))
+            if written < Int(height) { pixels += [UInt8](repeating: 0, count: (Int(height) - written) * rowBytes) }
             return Image(format: .png, pixelWidth: Int(width), pixelHeight: Int(height), pixels: pixels, isOpaque: isOpaque, scale: options.scale)
                 .fittingThumbnail(options)
         }
