@@ -177,7 +177,7 @@ if ProcessInfo.processInfo.environment["WEBIMAGE_BENCHMARKS"] != nil {
         // Peak-memory rise of one decode, in its own process (scripts/measure-thumbnail-memory).
         .executableTarget(
             name: "WebImageMeasure",
-            dependencies: ["WebImage", "WebImageOrigin", "WebImageURLSession"],
+            dependencies: ["WebImage", "WebImageOrigin", "WebImageURLSession", "CSpng"],  // CSpng: an interlaced PNG (chunks)
             path: "Tools/WebImageMeasure",
             swiftSettings: strict
         ),
