@@ -53,12 +53,15 @@ let package = Package(
         // libjpeg with a suspending source, for incremental JPEG decoding: its error exit is a
         // longjmp, which Swift cannot catch, so the calls live in C (see its header).
         .target(name: "CJPEGIncremental", path: "Sources/CLibraries/CJPEGIncremental", linkerSettings: [.linkedLibrary("jpeg")]),
+        // libpng's progressive (push) reader, for incremental PNG decoding: its errors are a
+        // longjmp too, so the calls live in C (see its header). libspng cannot pause mid-stream.
+        .target(name: "CPNGIncremental", path: "Sources/CLibraries/CPNGIncremental", linkerSettings: [.linkedLibrary("png")]),
 
         .target(
             name: "WebImage",
             dependencies: [
                 "CTurboJPEG", "CSpng", "CWebP", "CGIF", "CAvif", "CHeif", "CCRC32C", "CJPEGIncremental",
-                "CTiff", "CJxl", "CCodecLoader",
+                "CPNGIncremental", "CTiff", "CJxl", "CCodecLoader",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -131,6 +134,7 @@ let package = Package(
             dependencies: [
                 "WebImage", "WebImageOrigin", "WebImageServer", "WebImageTerminal", "WebImageURLSession",
                 "CCRC32C",  // the checksum tests compare its ISA-L and builtin paths
+                "CPNGIncremental",  // the incremental PNG tests check the canvas is never allocated over the limit
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),  // the disk cache tests damage the index
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
@@ -173,7 +177,7 @@ if ProcessInfo.processInfo.environment["WEBIMAGE_BENCHMARKS"] != nil {
         // Peak-memory rise of one decode, in its own process (scripts/measure-thumbnail-memory).
         .executableTarget(
             name: "WebImageMeasure",
-            dependencies: ["WebImage", "WebImageOrigin", "WebImageURLSession"],
+            dependencies: ["WebImage", "WebImageOrigin", "WebImageURLSession", "CSpng"],  // CSpng: an interlaced PNG (chunks)
             path: "Tools/WebImageMeasure",
             swiftSettings: strict
         ),

@@ -12,7 +12,7 @@ private let strict = ImageDecodingOptions(maxPixelCount: 4_000_000, strict: true
 private let decoders: [any ImageDecoding] = [JPEGCoder(), PNGCoder(), GIFCoder(), WebPCoder(), AVIFCoder(), HEIFCoder()]
     + [TIFFCoder(), JXLCoder()] + [APNGCoder(), BMPCoder(), ICOCoder()]
 private let progressive: [any ProgressiveImageDecoding] = [JPEGCoder(), PNGCoder(), WebPCoder()]
-private let incremental: [(any ProgressiveImageDecoding, ImageFormat)] = [(JPEGCoder(), .jpeg), (WebPCoder(), .webp)]
+private let incremental: [(any ProgressiveImageDecoding, ImageFormat)] = [(JPEGCoder(), .jpeg), (WebPCoder(), .webp), (PNGCoder(), .png)]
 
 /// `WEBIMAGE_FUZZ_ONLY=tiff|jxl|apng|bmp|ico|cur` (scripts/fuzz) fuzzes that decoder alone.
 private let only: (any ImageDecoding)? = switch ProcessInfo.processInfo.environment["WEBIMAGE_FUZZ_ONLY"] {

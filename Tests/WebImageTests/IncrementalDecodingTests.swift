@@ -37,21 +37,23 @@ struct IncrementalDecodingTests {
         }
     }
 
-    @Test func progressiveDecoderUsesTheIncrementalPathThroughTheRegistry() throws {
-        let data = try Self.webps()[0].data
+    /// WebP here; PNG with PNGIncrementalTests' plain RGB file (JPEG: JPEGIncrementalTests).
+    @Test(arguments: [ImageFormat.webp, .png])
+    func progressiveDecoderUsesTheIncrementalPathThroughTheRegistry(format: ImageFormat) throws {
+        let (data, coder): (Data, any ProgressiveImageDecoding) = format == .webp
+            ? (try Self.webps()[0].data, WebPCoder()) : (PNGIncrementalTests.files[0].data, PNGCoder())
         var progressive = ProgressiveDecoder(decoder: ImageCoderRegistry.default, minimumInterval: .zero)
         var previews = 0
         for end in stride(from: 700, to: data.count, by: 700) {
             let prefix = Data(data.prefix(end))
             guard let preview = progressive.update(with: prefix) else { continue }
-            #expect(preview.pixels == WebPCoder().decodePartial(prefix, options: .default)?.pixels, "at \(end)")
+            #expect(preview.pixels == coder.decodePartial(prefix, options: .default)?.pixels, "at \(end)")
             previews += 1
         }
         let last = progressive.update(with: data)
-        let full = try WebPCoder().decode(data, options: .default)
+        let full = try ImageCoderRegistry.default.decode(data, options: .default)
         #expect(previews > 3 && last?.pixels == full.pixels)
-        #expect(ImageCoderRegistry.default.makeIncrementalDecoder(for: .webp, options: .default) != nil)
-        #expect(ImageCoderRegistry.default.makeIncrementalDecoder(for: .png, options: .default) == nil)
+        #expect(ImageCoderRegistry.default.makeIncrementalDecoder(for: format, options: .default) != nil)
     }
 
     @Test func thumbnailOptionShrinksPartialImagesLikeThePrefixDecode() throws {

@@ -15,8 +15,8 @@
 //                                      what any sharing costs per caller on this machine
 //   WebImageMeasure disk-hit ROUNDS    200 × 50 KB disk-cache hits (data only) and FileManager reads
 //                                      of the same bytes, alternating, ROUNDS times; ns per read each
-//   WebImageMeasure chunks ROUNDS      per-chunk cost of progressive WebP and JPEG previews at 10/50/90 % of a
-//                                      3 MP file: incremental decoder against prefix re-decode
+//   WebImageMeasure chunks ROUNDS      per-chunk cost of progressive WebP, JPEG and PNG previews at 10/50/90 %
+//                                      of a 3 MP file: incremental decoder against prefix re-decode
 //   WebImageMeasure download URL LOADER  one download into memory with LOADER (asynchttpclient or
 //                                      urlsession); scripts/measure-memory compares their peaks
 //

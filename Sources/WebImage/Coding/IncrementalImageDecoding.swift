@@ -6,7 +6,8 @@ public import Foundation
 ///
 /// A coder makes one per download with
 /// ``ProgressiveImageDecoding/makeIncrementalDecoder(for:options:)``; ``ProgressiveDecoder``
-/// uses it when the coder has one (WebP through libwebp's `WebPIDecoder`) and decodes prefixes
+/// uses it when the coder has one (WebP, JPEG and PNG: ``WebPIncrementalDecoder``,
+/// ``JPEGIncrementalDecoder``, ``PNGIncrementalDecoder``) and decodes prefixes
 /// otherwise. The partial images are the ones the prefix decode gives for the same bytes.
 ///
 /// ```swift

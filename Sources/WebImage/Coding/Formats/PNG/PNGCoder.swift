@@ -6,7 +6,8 @@ public import Foundation
 /// libspng reports every failure by return code (no `longjmp`), decodes all colour types and
 /// bit depths (palette with `tRNS`, grey, 16-bit, interlaced) to RGBA8, and checks CRCs. Leniently,
 /// as browsers: an ancillary chunk with a bad CRC is ignored and a file that ends inside the
-/// image data gives the rows decoded so far (``Image/isPartial``); ``ImageDecodingOptions/strict``
+/// image data gives the rows decoded so far (``Image/isPartial``; those come from
+/// ``decodePartial(_:options:)``, libpng's progressive reader); ``ImageDecodingOptions/strict``
 /// refuses both.
 /// Ancillary chunks are capped so a file cannot make it buffer unbounded metadata.
 ///
