@@ -40,7 +40,7 @@ OUT = os.path.join(ROOT, ".build", "peer")
 LIBS = ["CTurboJPEG", "CSpng", "CGIF", "CWebP", "CAvif", "CHeif", "CTiff", "CJxl"]
 # C targets with their own sources, compiled here as scripts/fuzz does (SwiftPM makes the module
 # map of a target with sources from its include/; here one is written beside the objects).
-C_TARGETS = ["CCodecLoader", "CJPEGIncremental"]
+C_TARGETS = ["CCodecLoader", "CJPEGIncremental", "CPNGIncremental"]
 
 
 def build():
@@ -72,7 +72,7 @@ def build():
                     os.path.join(OUT, "png_frames")], check=True)
     subprocess.run(["swiftc", "-O", "-parse-as-library", "-module-name", "WebImagePeer", "-package-name", "webimage",
                     *includes, *sources, os.path.join(ROOT, "scripts/peer/DecodeTimer.swift"), *objects,
-                    "-lturbojpeg", "-ljpeg", "-lspng", "-lgif", "-lwebpdemux", "-lwebpmux", "-lwebp", "-ltiff", "-ldl",
+                    "-lturbojpeg", "-ljpeg", "-lpng", "-lspng", "-lgif", "-lwebpdemux", "-lwebpmux", "-lwebp", "-ltiff", "-ldl",
                     "-o", os.path.join(OUT, "decode-timer")],
                    check=True)
 
