@@ -34,6 +34,26 @@ struct ProcessingTests {
         #expect(Set([ImageProcessors.Resize(width: 1, height: 1), .init(width: 1, height: 1), .init(width: 2, height: 1)]).count == 2)
     }
 
+    /// The horizontal flip mirrors four pixels at a time and the rest one by one: every width from
+    /// 1 to 11, rows packed and padded, must come out exactly mirrored.
+    @Test func horizontalFlipMirrorsEveryWidthExactly() throws {
+        for width in 1...11 {
+            for padding in [0, 12] {
+                let height = 3, bytesPerRow = width * 4 + padding
+                let pixels = (0..<bytesPerRow * height).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 1) }
+                let image = Image(format: .png, pixelWidth: width, pixelHeight: height, bytesPerRow: bytesPerRow, pixels: pixels, isOpaque: false)
+                let flipped = try image.processed(by: [.flip(.horizontal)])
+                #expect(flipped.pixelWidth == width && flipped.pixelHeight == height && flipped.bytesPerRow == width * 4)
+                for y in 0..<height {
+                    for x in 0..<width {
+                        let source = y * bytesPerRow + (width - 1 - x) * 4, target = (y * width + x) * 4
+                        #expect(Array(flipped.pixels[target..<target + 4]) == Array(pixels[source..<source + 4]), "width \(width), padding \(padding), (\(x), \(y))")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func compositionIsTheChainItNames() throws {
         let chain: [any ImageProcessing] = [.resize(width: 20, height: 20, mode: .fill), .circle(), .grayscale()]
         let composed = ImageProcessors.Composition(chain)

@@ -59,7 +59,19 @@ extension Image {
                         target.baseAddress!.advanced(by: d).copyMemory(from: source.baseAddress!.advanced(by: s), byteCount: outWidth * px)
                         continue
                     }
-                    for _ in 0..<outWidth {
+                    var x = 0
+                    if step == -px {
+                        // A mirrored row (a horizontal flip): four pixels at a time, their order reversed
+                        // in one vector register (one pixel at a time ran at half Pillow's speed).
+                        while x + 4 <= outWidth {
+                            let four = source.loadUnaligned(fromByteOffset: s - 3 * px, as: SIMD4<UInt32>.self)
+                            target.storeBytes(of: SIMD4(four[3], four[2], four[1], four[0]), toByteOffset: d, as: SIMD4<UInt32>.self)
+                            s -= 4 * px
+                            d += 4 * px
+                            x += 4
+                        }
+                    }
+                    for _ in x..<outWidth {
                         target.storeBytes(of: source.loadUnaligned(fromByteOffset: s, as: UInt32.self), toByteOffset: d, as: UInt32.self)
                         s += step
                         d += px
