@@ -11,6 +11,7 @@
 //                                      extra caller: (time for N − time for one) ÷ (N − 1)
 //   WebImageMeasure memory-hit N       N memory hits through image(for:), 20 rounds; ns per hit
 //   WebImageMeasure sync-hit N         the same through cachedImage(forKey:)
+//   WebImageMeasure caller-memory N    resident bytes each of N waiting callers adds, pipeline against a bare task
 //   WebImageMeasure floor N            N tasks that each wait on a continuation one job resumes:
 //                                      what any sharing costs per caller on this machine
 //   WebImageMeasure disk-hit ROUNDS    200 × 50 KB disk-cache hits (data only) and FileManager reads
@@ -37,6 +38,10 @@ func status(_ key: String) -> Int {
 }
 
 let arguments = CommandLine.arguments
+if arguments.count == 3, let count = Int(arguments[2]), arguments[1] == "caller-memory" {
+    try await measureCallerMemory(count: count)
+    exit(0)
+}
 if arguments.count == 3, let rounds = Int(arguments[2]), arguments[1] == "chunks" {
     try measureChunkCost(rounds: rounds)
     exit(0)

@@ -75,7 +75,11 @@ struct XDisplay: Sendable {
                 return sides.count == 2 ? (String(id), sides[0] * sides[1]) : nil
             }
             guard let window = windows.max(by: { $0.area < $1.area }), window.area > 1 else { return nil }
-            return try Screenshot(xwd: try Self.run(["/usr/bin/xwd", "-id", window.id, "-silent", "-display", display]))
+            let dump = try Self.run(["/usr/bin/xwd", "-id", window.id, "-silent", "-display", display])
+            // Nothing when the window went away between the listing and the dump (a terminal starting
+            // up may replace its first window; seen once with kitty on a loaded machine): not yet.
+            guard !dump.isEmpty else { return nil }
+            return try Screenshot(xwd: dump)
         }
     }
 

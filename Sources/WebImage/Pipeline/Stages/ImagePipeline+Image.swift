@@ -12,6 +12,7 @@ extension ImagePipeline {
     }
 
     /// The final image, shared by every caller of one image key. Callers subscribe here only.
+    @inline(__always)
     func sharedImage(
         for request: ImageRequest, subscriber id: UInt64, onEvent: (@Sendable (StageEvent) -> Void)?
     ) async throws -> ImageResponse {

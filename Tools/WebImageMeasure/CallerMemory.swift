@@ -1,0 +1,34 @@
+import Foundation
+import WebImage
+import WebImageOrigin
+
+/// Memory each waiting caller holds: `count` callers of one slow image (the origin delays it
+/// 3 s) through a new pipeline, against `count` bare tasks waiting on a continuation; the
+/// resident set read before and while they wait.
+func measureCallerMemory(count: Int) async throws {
+    func inUse() -> Int { status("VmRSS") * 1024 }
+    final class Waiters: @unchecked Sendable {  // guarded by `lock`
+        let lock = NSLock()
+        var continuations: [CheckedContinuation<Int, Never>] = []
+    }
+    let waiters = Waiters()
+    var before = inUse()
+    let bare = (0..<count).map { _ in
+        Task.detached { await withCheckedContinuation { c in waiters.lock.withLock { waiters.continuations.append(c) } } }
+    }
+    while waiters.lock.withLock({ waiters.continuations.count }) < count { try await Task.sleep(for: .milliseconds(10)) }
+    print("bare task waiting on a continuation: \(Double(inUse() - before) / Double(count)) bytes each")
+    for c in waiters.lock.withLock({ waiters.continuations }) { c.resume(returning: 1) }
+    for task in bare { _ = await task.value }
+
+    let origin = try await ImageOrigin.start(files: ["photo.jpg": try SampleImages.jpeg(width: 200, height: 200, seed: 1)])
+    let url = origin.imageURL("photo.jpg", query: "delay=3000")
+    let pipeline = ImagePipeline(configuration: .init(memoryCache: nil, dataCache: nil))
+    _ = try await ImagePipeline(configuration: .init(memoryCache: nil, dataCache: nil)).image(for: origin.imageURL("photo.jpg"))
+    before = inUse()
+    let callers = (0..<count).map { _ in Task.detached { _ = try await pipeline.image(for: url) } }
+    try await Task.sleep(for: .seconds(1))
+    print("pipeline caller waiting on one image: \(Double(inUse() - before) / Double(count)) bytes each")
+    for caller in callers { try await caller.value }
+    await origin.stop()
+}
