@@ -7,18 +7,12 @@ import WebImageOrigin
 /// resident set read before and while they wait.
 func measureCallerMemory(count: Int) async throws {
     func inUse() -> Int { status("VmRSS") * 1024 }
-    final class Waiters: @unchecked Sendable {  // guarded by `lock`
-        let lock = NSLock()
-        var continuations: [CheckedContinuation<Int, Never>] = []
-    }
-    let waiters = Waiters()
+    let waiters = BareWaiters()
     var before = inUse()
-    let bare = (0..<count).map { _ in
-        Task.detached { await withCheckedContinuation { c in waiters.lock.withLock { waiters.continuations.append(c) } } }
-    }
-    while waiters.lock.withLock({ waiters.continuations.count }) < count { try await Task.sleep(for: .milliseconds(10)) }
+    let bare = (0..<count).map { _ in Task.detached { await waiters.wait() } }
+    while waiters.count < count { try await Task.sleep(for: .milliseconds(10)) }
     print("bare task waiting on a continuation: \(Double(inUse() - before) / Double(count)) bytes each")
-    for c in waiters.lock.withLock({ waiters.continuations }) { c.resume(returning: 1) }
+    waiters.resumeAll()
     for task in bare { _ = await task.value }
 
     let origin = try await ImageOrigin.start(files: ["photo.jpg": try SampleImages.jpeg(width: 200, height: 200, seed: 1)])

@@ -47,19 +47,13 @@ if arguments.count == 3, let rounds = Int(arguments[2]), arguments[1] == "chunks
     exit(0)
 }
 if arguments.count == 3, let count = Int(arguments[2]), arguments[1] == "floor" {
-    final class Waiters: @unchecked Sendable {  // guarded by `lock`
-        let lock = NSLock()
-        var continuations: [CheckedContinuation<Int, Never>] = []
-    }
     var perCall: [Double] = []
     for _ in 0..<20 {
-        let waiters = Waiters()
+        let waiters = BareWaiters()
         let started = ContinuousClock.now
-        let callers = (0..<count).map { _ in
-            Task { await withCheckedContinuation { c in waiters.lock.withLock { waiters.continuations.append(c) } } }
-        }
-        while waiters.lock.withLock({ waiters.continuations.count }) < count { await Task.yield() }
-        for c in waiters.lock.withLock({ waiters.continuations }) { c.resume(returning: 1) }
+        let callers = (0..<count).map { _ in Task { await waiters.wait() } }
+        while waiters.count < count { await Task.yield() }
+        waiters.resumeAll()
         for caller in callers { _ = await caller.value }
         perCall.append(Double((ContinuousClock.now - started) / .nanoseconds(1)) / Double(count))
     }
