@@ -41,6 +41,28 @@ struct TaskGraphTests {
         }
     }
 
+    @Test func mostCallersLeavingAJobLeaveTheRestServedByTheOneDownload() async throws {
+        // 300 callers of one held image; 250 of them leave while it is held (the job drops their
+        // places as they go), the other 50 get the image from the one request.
+        try await withOrigin { origin in
+            let pipeline = try makeTestPipeline(cacheDirectory: nil, memory: nil)
+            let url = origin.imageURL("small.jpg", query: "delay=1500")
+            let callers = (0..<300).map { _ in Task { try await pipeline.image(for: url) } }
+            #expect(await eventually { origin.requestCount(path: "/images/small.jpg") == 1 })
+            for caller in callers.prefix(250) { caller.cancel() }
+            for caller in callers.prefix(250) {
+                await #expect(throws: ImagePipelineError.cancelled) { _ = try await caller.value }
+            }
+            for caller in callers.suffix(50) {
+                let response = try await caller.value
+                #expect(response.image.pixelWidth == 120)
+                #expect(response.source == .network && response.request.url == url)
+            }
+            #expect(origin.requestCount(path: "/images/small.jpg") == 1)
+            #expect(pipeline.statistics.decodes == 1)
+        }
+    }
+
     @Test func cancellingOneSubscriberLeavesTheOthersAndTheLastCancelsTheDownload() async throws {
         try await withOrigin { origin in
             let pipeline = try makeTestPipeline(cacheDirectory: nil)

@@ -13,54 +13,106 @@ public enum ImageSource: String, Sendable, Hashable, Codable, CaseIterable {
 /// ```
 public struct ImageResponse: Sendable {
     /// The decoded image (header only, with ``ImageLoadingOptions/avoidDecode``).
-    public var image: Image
+    public var image: Image {
+        get { storage.image }
+        set { unique().image = newValue }
+    }
     /// The original encoded bytes, when the pipeline had them (disk and network loads).
-    public var data: Data?
+    public var data: Data? {
+        get { storage.data }
+        set { unique().data = newValue }
+    }
     /// Where the image came from.
-    public var source: ImageSource
+    public var source: ImageSource {
+        get { storage.source }
+        set { unique().source = newValue }
+    }
     /// The HTTP response, for network loads.
-    public var httpResponse: DataResponse?
+    public var httpResponse: DataResponse? {
+        get { storage.httpResponse }
+        set { unique().httpResponse = newValue }
+    }
     /// The request that produced it.
     public var request: ImageRequest {
-        get { storedRequest ?? ImageRequest(url: url) }
-        set { storedRequest = newValue; url = newValue.url }
+        get { storage.request ?? ImageRequest(url: storage.url) }
+        set {
+            let storage = unique()
+            storage.request = newValue
+            storage.url = newValue.url
+        }
     }
-    /// The URL asked for; for `image(for: url)` memory hits the request is made from it only
-    /// when read, so a hit costs no request.
-    private var url: URL
-    private var storedRequest: ImageRequest?
     /// The disk entry was stale and the origin confirmed it (`304 Not Modified`).
-    public var isRevalidated: Bool
+    public var isRevalidated: Bool {
+        get { storage.isRevalidated }
+        set { unique().isRevalidated = newValue }
+    }
     /// The disk entry was stale and revalidation failed (network error or 5xx): served anyway
     /// (stale-if-error).
-    public var isStale: Bool
+    public var isStale: Bool {
+        get { storage.isStale }
+        set { unique().isStale = newValue }
+    }
+
+    /// One reference to every field: a response handed to 10,000 callers of one image costs each
+    /// one retain and one release, not one per field (those counts, on objects every caller
+    /// shares, were a measurable part of a caller's cost).
+    private var storage: Storage
+
+    /// The fields. Written only through `unique()`, which copies a shared storage first, so no
+    /// storage is ever written while another thread can read it: hence `@unchecked Sendable`.
+    private final class Storage: @unchecked Sendable {
+        var image: Image
+        var data: Data?
+        var source: ImageSource
+        var httpResponse: DataResponse?
+        /// The URL asked for; for `image(for: url)` memory hits the request is made from it only
+        /// when read, so a hit costs no request.
+        var url: URL
+        var request: ImageRequest?
+        var isRevalidated: Bool
+        var isStale: Bool
+
+        init(
+            image: Image, data: Data?, source: ImageSource, httpResponse: DataResponse?, url: URL, request: ImageRequest?,
+            isRevalidated: Bool, isStale: Bool
+        ) {
+            self.image = image
+            self.data = data
+            self.source = source
+            self.httpResponse = httpResponse
+            self.url = url
+            self.request = request
+            self.isRevalidated = isRevalidated
+            self.isStale = isStale
+        }
+
+        func copy() -> Storage {
+            Storage(
+                image: image, data: data, source: source, httpResponse: httpResponse, url: url, request: request,
+                isRevalidated: isRevalidated, isStale: isStale)
+        }
+    }
+
+    private mutating func unique() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
 
     public init(
         image: Image, data: Data?, source: ImageSource, httpResponse: DataResponse? = nil, request: ImageRequest,
         isRevalidated: Bool = false, isStale: Bool = false
     ) {
-        self.image = image
-        self.data = data
-        self.source = source
-        self.httpResponse = httpResponse
-        self.storedRequest = request
-        self.url = request.url
-        self.isRevalidated = isRevalidated
-        self.isStale = isStale
+        storage = Storage(
+            image: image, data: data, source: source, httpResponse: httpResponse, url: request.url, request: request,
+            isRevalidated: isRevalidated, isStale: isStale)
     }
 }
 
 extension ImageResponse {
     /// A memory hit for a plain URL request.
     init(memoryHit image: Image, url: URL) {
-        self.image = image
-        self.data = nil
-        self.source = .memory
-        self.httpResponse = nil
-        self.storedRequest = nil
-        self.url = url
-        self.isRevalidated = false
-        self.isStale = false
+        storage = Storage(
+            image: image, data: nil, source: .memory, httpResponse: nil, url: url, request: nil, isRevalidated: false, isStale: false)
     }
 }
 

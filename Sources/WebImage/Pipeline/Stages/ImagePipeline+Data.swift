@@ -23,7 +23,12 @@ extension ImagePipeline {
         if let parent {
             priority = parent.onPriorityChange { [dataWork] changed in dataWork.setPriority(changed, key: key, subscriber: id) }
         }
-        return try await dataWork.value(for: key, subscriber: id, priority: priority, onEvent: onEvent) { context in
+        return try await dataWork.value(for: key, subscriber: id, priority: priority, onEvent: onEvent) { self.dataJob(request) }
+    }
+
+    /// The work of one data job (made only by the subscriber that starts it).
+    private func dataJob(_ request: ImageRequest) -> @Sendable (DataContext) async throws -> OriginalData {
+        { context in
             self.metrics.dataJobs.increment()
             let started = ContinuousClock.now
             defer { self.metrics.dataDuration.recordNanoseconds((ContinuousClock.now - started).nanoseconds) }

@@ -9,7 +9,14 @@ extension ImagePipeline {
         let key = dataJobKey(request) + "#" + request.decodeSuffix + (request.options.contains(.avoidDecode) ? ";header" : "")
         let id = decodeWork.makeSubscriberID()
         let priority = parent.onPriorityChange { [decodeWork] changed in decodeWork.setPriority(changed, key: key, subscriber: id) }
-        return try await decodeWork.value(for: key, subscriber: id, priority: priority, onEvent: { parent.send($0) }) { context in
+        return try await decodeWork.value(for: key, subscriber: id, priority: priority, onEvent: { parent.send($0) }) {
+            self.decodeJob(request)
+        }
+    }
+
+    /// The work of one decode job (made only by the subscriber that starts it).
+    private func decodeJob(_ request: ImageRequest) -> @Sendable (DecodeContext) async throws -> DecodedImage {
+        { context in
             self.metrics.decodeJobs.increment()
             return try await withSpan("webimage.decode") { _ in try await self.decode(request, context: context) }
         }

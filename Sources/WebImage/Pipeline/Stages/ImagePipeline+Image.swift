@@ -16,7 +16,14 @@ extension ImagePipeline {
     func sharedImage(
         for request: ImageRequest, subscriber id: UInt64, onEvent: (@Sendable (StageEvent) -> Void)?
     ) async throws -> ImageResponse {
-        try await imageWork.value(for: imageJobKey(request), subscriber: id, priority: request.priority, onEvent: onEvent) { context in
+        try await imageWork.value(for: imageJobKey(request), subscriber: id, priority: request.priority, onEvent: onEvent) {
+            self.imageJob(request)
+        }
+    }
+
+    /// The work of one image job (made only by the caller that starts it).
+    func imageJob(_ request: ImageRequest) -> @Sendable (ImageContext) async throws -> ImageResponse {
+        { context in
             self.metrics.imageJobs.increment()
             return try await withSpan("webimage.image") { span in
                 span.attributes["webimage.url"] = request.url.absoluteString
