@@ -75,8 +75,12 @@ public struct APNGCoder: ImageDecoding, ImageEncoding {
         try options.checkPixelLimit(frames.header)
         let animation = frames.animation
         guard let decoded = try? frames.frames(limit: options.firstFrameOnly ? 1 : animation.frames.count) else { return nil }
+        let sizing = frames.sizing
+        // Opacity tracked while compositing spares the scan of every frame; a shrunk frame is scanned.
+        let fullSize = sizing.targetWidth == sizing.width && sizing.targetHeight == sizing.height
         return Image.decoded(
-            format: .apng, pixelWidth: frames.sizing.targetWidth, pixelHeight: frames.sizing.targetHeight, frames: decoded,
-            frameCount: animation.frames.count, loopCount: animation.loopCount, scale: options.scale)
+            format: .apng, pixelWidth: sizing.targetWidth, pixelHeight: sizing.targetHeight, frames: decoded,
+            frameCount: animation.frames.count, loopCount: animation.loopCount, scale: options.scale,
+            knownOpaque: fullSize && frames.everyFrameIsOpaque)
     }
 }

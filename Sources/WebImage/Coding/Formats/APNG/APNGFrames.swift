@@ -11,6 +11,9 @@ struct APNGFrames: FrameSequencing {
     private let regions: APNGRegionDecoder
     private var compositor: APNGCompositor
     private(set) var position = 0
+    /// `true` when every frame given since the start is known to be opaque, as the compositor
+    /// tracks it (`false`: scan to know).
+    private(set) var everyFrameIsOpaque = true
 
     /// `nil` when the chunks do not describe a valid animation (the file then shows as a still PNG).
     init?(_ pinned: PinnedBytes, options: ImageDecodingOptions) {
@@ -46,11 +49,13 @@ struct APNGFrames: FrameSequencing {
             try regions.decode(frame, from: bytes, into: out)
         }
         position += 1
+        everyFrameIsOpaque = everyFrameIsOpaque && compositor.isOpaque
         return ImageFrame(pixels: sizing.shrink(compositor.canvas), duration: ImageFrame.clampedDuration(milliseconds: frame.milliseconds))
     }
 
     mutating func rewind(toAtMost index: Int) {
         compositor = APNGCompositor(width: animation.width, height: animation.height)
         position = 0
+        everyFrameIsOpaque = true
     }
 }
