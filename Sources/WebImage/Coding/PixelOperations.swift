@@ -7,33 +7,36 @@ enum PixelOperations {
     /// lane is multiplied by 255, which the same formula returns unchanged); blocks of four
     /// opaque pixels are skipped.
     static func premultiply(_ pixels: inout [UInt8]) -> Bool {
-        pixels.withUnsafeMutableBytes { raw in
-            var opaque = true
-            var i = 0
-            while i + 16 <= raw.count {
-                let v = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
-                if v[3] & v[7] & v[11] & v[15] != 255 {
-                    opaque = false
-                    let (a0, a1, a2, a3) = (UInt16(v[3]), UInt16(v[7]), UInt16(v[11]), UInt16(v[15]))
-                    let a = SIMD16<UInt16>(a0, a0, a0, 255, a1, a1, a1, 255, a2, a2, a2, 255, a3, a3, a3, 255)
-                    let t = SIMD16<UInt16>(truncatingIfNeeded: v) &* a &+ 128
-                    raw.storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: (t &+ (t &>> 8)) &>> 8), toByteOffset: i, as: SIMD16<UInt8>.self)
-                }
-                i += 16
+        pixels.withUnsafeMutableBytes { premultiply($0) }
+    }
+
+    /// The same, in place in a buffer a decoder wrote (no array in between).
+    static func premultiply(_ raw: UnsafeMutableRawBufferPointer) -> Bool {
+        var opaque = true
+        var i = 0
+        while i + 16 <= raw.count {
+            let v = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+            if v[3] & v[7] & v[11] & v[15] != 255 {
+                opaque = false
+                let (a0, a1, a2, a3) = (UInt16(v[3]), UInt16(v[7]), UInt16(v[11]), UInt16(v[15]))
+                let a = SIMD16<UInt16>(a0, a0, a0, 255, a1, a1, a1, 255, a2, a2, a2, 255, a3, a3, a3, 255)
+                let t = SIMD16<UInt16>(truncatingIfNeeded: v) &* a &+ 128
+                raw.storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: (t &+ (t &>> 8)) &>> 8), toByteOffset: i, as: SIMD16<UInt8>.self)
             }
-            while i + 3 < raw.count {  // fewer than four pixels left
-                let a = UInt32(raw[i + 3])
-                if a != 255 {
-                    opaque = false
-                    for c in 0..<3 {
-                        let t = UInt32(raw[i + c]) * a + 128
-                        raw[i + c] = UInt8((t + (t >> 8)) >> 8)
-                    }
-                }
-                i += 4
-            }
-            return opaque
+            i += 16
         }
+        while i + 3 < raw.count {  // fewer than four pixels left
+            let a = UInt32(raw[i + 3])
+            if a != 255 {
+                opaque = false
+                for c in 0..<3 {
+                    let t = UInt32(raw[i + c]) * a + 128
+                    raw[i + c] = UInt8((t + (t >> 8)) >> 8)
+                }
+            }
+            i += 4
+        }
+        return opaque
     }
 
     /// Straight-alpha RGBA8 copy of a premultiplied image, rows packed.

@@ -1,4 +1,3 @@
-internal import CSpng
 public import Foundation
 
 /// Animated PNG decoding and encoding; frames decode through libspng.
@@ -37,18 +36,16 @@ public struct APNGCoder: ImageDecoding, ImageEncoding {
     }
 
     public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
-        guard var frames = APNGFrames(PinnedBytes(copying: data), options: options) else {
-            return try PNGCoder().decode(data, options: options)
+        // The frames are walked inside `withUnsafeBytes`, over the data in place (no copy of the file).
+        let result = data.withUnsafeBytes { bytes -> Result<Image?, ImageDecodingError> in
+            do throws(ImageDecodingError) {
+                return .success(try Self.decodeAnimation(bytes, options: options))
+            } catch {
+                return .failure(error)
+            }
         }
-        try options.checkPixelLimit(frames.header)
-        let animation = frames.animation
-        // A frame that does not decode makes the file show as its still image, as browsers do.
-        guard let decoded = try? frames.frames(limit: options.firstFrameOnly ? 1 : animation.frames.count) else {
-            return try PNGCoder().decode(data, options: options)
-        }
-        return Image.decoded(
-            format: .apng, pixelWidth: frames.sizing.targetWidth, pixelHeight: frames.sizing.targetHeight, frames: decoded,
-            frameCount: animation.frames.count, loopCount: animation.loopCount, scale: options.scale)
+        guard let image = try result.get() else { return try PNGCoder().decode(data, options: options) }
+        return image
     }
 
     /// An ``APNGAnimationDecoder`` over `data`; `nil` when its animation chunks are broken (the
@@ -69,42 +66,21 @@ public struct APNGCoder: ImageDecoding, ImageEncoding {
         data.withUnsafeBytes { try? APNGAnimation($0) }
     }
 
-    /// One frame's region as straight RGBA8: a PNG stream of the region's size with the file's
-    /// IHDR fields, PLTE, tRNS and the frame's data, decoded by libspng. The chunks' CRCs were
-    /// checked when the animation was parsed, so the stream is written without them and libspng
-    /// is told not to check.
-    static func decodeRegion(
-        _ frame: APNGAnimation.Frame, of animation: APNGAnimation, in bytes: UnsafeRawBufferPointer
-    ) throws(ImageDecodingError) -> [UInt8] {
-        var stream = PNGChunks.signature
-        var ihdr: [UInt8] = []
-        PNGChunks.appendUInt32(UInt32(frame.width), to: &ihdr)
-        PNGChunks.appendUInt32(UInt32(frame.height), to: &ihdr)
-        ihdr += animation.ihdr[8...]
-        PNGChunks.append(PNGChunks.type("IHDR"), ihdr, to: &stream, checksummed: false)
-        for chunk in animation.sharedChunks { PNGChunks.append(chunk.type, chunk.data, to: &stream, checksummed: false) }
-        // One IDAT with every piece of the frame's data, copied straight into the stream.
-        let length = frame.data.reduce(0) { $0 + $1.count }
-        guard length <= Int(UInt32.max) else { throw .corrupt(format: .apng, reason: "frame data over 4 GB") }
-        stream.reserveCapacity(stream.count + length + 24)
-        PNGChunks.appendUInt32(UInt32(length), to: &stream)
-        PNGChunks.appendUInt32(PNGChunks.type("IDAT"), to: &stream)
-        for piece in frame.data { stream.append(contentsOf: bytes[piece]) }
-        PNGChunks.appendUInt32(0, to: &stream)
-        PNGChunks.append(PNGChunks.type("IEND"), [], to: &stream, checksummed: false)
-        return try PNGCoder.withDecoder(Data(stream)) { ctx throws(ImageDecodingError) -> [UInt8] in
-            spng_set_crc_action(ctx, Int32(SPNG_CRC_USE.rawValue), Int32(SPNG_CRC_USE.rawValue))
-            let format = Int32(SPNG_FMT_RGBA8.rawValue)
-            var count = 0
-            try PNGCoder.check(spng_decoded_image_size(ctx, format, &count))
-            guard count == frame.width * frame.height * 4 else { throw .corrupt(format: .apng, reason: "frame size mismatch") }
-            // libspng writes every row of a successful decode; a failure throws the buffer away.
-            var pixels = [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
-            let status = pixels.withUnsafeMutableBytes { out in
-                spng_decode_image(ctx, out.baseAddress, out.count, format, Int32(SPNG_DECODE_TRNS.rawValue))
-            }
-            try PNGCoder.check(status)
-            return pixels
-        }
+    /// Every frame (or the first) composited; `nil` when the file shows as its still image: its
+    /// animation chunks are broken, or a frame does not decode, as browsers do.
+    private static func decodeAnimation(
+        _ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions
+    ) throws(ImageDecodingError) -> Image? {
+        guard var frames = APNGFrames(borrowing: bytes, options: options) else { return nil }
+        try options.checkPixelLimit(frames.header)
+        let animation = frames.animation
+        guard let decoded = try? frames.frames(limit: options.firstFrameOnly ? 1 : animation.frames.count) else { return nil }
+        let sizing = frames.sizing
+        // Opacity tracked while compositing spares the scan of every frame; a shrunk frame is scanned.
+        let fullSize = sizing.targetWidth == sizing.width && sizing.targetHeight == sizing.height
+        return Image.decoded(
+            format: .apng, pixelWidth: sizing.targetWidth, pixelHeight: sizing.targetHeight, frames: decoded,
+            frameCount: animation.frames.count, loopCount: animation.loopCount, scale: options.scale,
+            knownOpaque: fullSize && frames.everyFrameIsOpaque)
     }
 }

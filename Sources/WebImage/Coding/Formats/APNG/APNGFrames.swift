@@ -4,15 +4,34 @@
 struct APNGFrames: FrameSequencing {
     let animation: APNGAnimation
     let sizing: FrameSizing
-    private let bytes: PinnedBytes
+    /// The file; it stays in place while `owner` lives, or while the caller of
+    /// ``init(borrowing:options:)`` keeps it there.
+    private let bytes: UnsafeRawBufferPointer
+    private let owner: PinnedBytes?
+    private let regions: APNGRegionDecoder
     private var compositor: APNGCompositor
     private(set) var position = 0
+    /// `true` when every frame given since the start is known to be opaque, as the compositor
+    /// tracks it (`false`: scan to know).
+    private(set) var everyFrameIsOpaque = true
 
     /// `nil` when the chunks do not describe a valid animation (the file then shows as a still PNG).
-    init?(_ bytes: PinnedBytes, options: ImageDecodingOptions) {
-        guard let animation = try? APNGAnimation(bytes.bytes) else { return nil }
+    init?(_ pinned: PinnedBytes, options: ImageDecodingOptions) {
+        self.init(bytes: pinned.bytes, owner: pinned, options: options)
+    }
+
+    /// Over bytes the caller keeps in place as long as this value is used (the full decode,
+    /// inside `withUnsafeBytes`: no copy of the file).
+    init?(borrowing bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions) {
+        self.init(bytes: bytes, owner: nil, options: options)
+    }
+
+    private init?(bytes: UnsafeRawBufferPointer, owner: PinnedBytes?, options: ImageDecodingOptions) {
+        guard let animation = try? APNGAnimation(bytes) else { return nil }
         self.animation = animation
         self.bytes = bytes
+        self.owner = owner
+        regions = APNGRegionDecoder(animation)
         sizing = FrameSizing(width: animation.width, height: animation.height, options: options)
         compositor = APNGCompositor(width: animation.width, height: animation.height)
     }
@@ -25,15 +44,18 @@ struct APNGFrames: FrameSequencing {
     mutating func next() throws(ImageDecodingError) -> ImageFrame? {
         guard position < animation.frames.count else { return nil }
         let frame = animation.frames[position]
-        var region = try APNGCoder.decodeRegion(frame, of: animation, in: bytes.bytes)
-        _ = PixelOperations.premultiply(&region)
-        compositor.draw(region, frame: frame, isFirst: position == 0)
+        let (bytes, regions) = (bytes, regions)
+        try compositor.draw(frame, isFirst: position == 0) { out throws(ImageDecodingError) in
+            try regions.decode(frame, from: bytes, into: out)
+        }
         position += 1
+        everyFrameIsOpaque = everyFrameIsOpaque && compositor.isOpaque
         return ImageFrame(pixels: sizing.shrink(compositor.canvas), duration: ImageFrame.clampedDuration(milliseconds: frame.milliseconds))
     }
 
     mutating func rewind(toAtMost index: Int) {
         compositor = APNGCompositor(width: animation.width, height: animation.height)
         position = 0
+        everyFrameIsOpaque = true
     }
 }

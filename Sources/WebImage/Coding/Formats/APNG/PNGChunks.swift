@@ -1,3 +1,5 @@
+internal import CSpng
+
 /// The chunks of a PNG stream, walked without decoding: what the APNG coder reads its animation
 /// from and writes new streams with.
 ///
@@ -68,44 +70,12 @@ struct PNGChunks {
     }
 }
 
-/// CRC-32 (ISO 3309, polynomial 0xEDB88320), as PNG chunks use it; slicing by 8 (eight tables,
-/// eight bytes a step), about six times the speed of the one-table loop.
+/// CRC-32 (ISO 3309, polynomial 0xEDB88320), as PNG chunks use it: zlib's `crc32_z`, the one
+/// libspng and libpng check chunks with (about twice the speed of slicing by 8 in Swift; APNG
+/// decode checks every chunk of the file).
 enum CRC32 {
-    private static let tables: [UInt32] = {
-        var tables = [UInt32](repeating: 0, count: 8 * 256)
-        for n in 0..<256 {
-            var c = UInt32(n)
-            for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-            tables[n] = c
-        }
-        for n in 0..<256 {
-            for k in 1..<8 {
-                let previous = tables[(k - 1) * 256 + n]
-                tables[k * 256 + n] = tables[Int(previous & 0xFF)] ^ (previous >> 8)
-            }
-        }
-        return tables
-    }()
-
     static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        tables.withUnsafeBufferPointer { t in
-            var c = UInt32.max
-            var i = 0
-            let count = bytes.count
-            while i + 8 <= count {
-                let low = bytes.loadUnaligned(fromByteOffset: i, as: UInt32.self).littleEndian ^ c
-                let high = bytes.loadUnaligned(fromByteOffset: i + 4, as: UInt32.self).littleEndian
-                c = t[7 * 256 + Int(low & 0xFF)] ^ t[6 * 256 + Int(low >> 8 & 0xFF)]
-                    ^ t[5 * 256 + Int(low >> 16 & 0xFF)] ^ t[4 * 256 + Int(low >> 24)]
-                    ^ t[3 * 256 + Int(high & 0xFF)] ^ t[2 * 256 + Int(high >> 8 & 0xFF)]
-                    ^ t[1 * 256 + Int(high >> 16 & 0xFF)] ^ t[Int(high >> 24)]
-                i += 8
-            }
-            while i < count {
-                c = t[Int((c ^ UInt32(bytes[i])) & 0xFF)] ^ (c >> 8)
-                i += 1
-            }
-            return c ^ UInt32.max
-        }
+        guard let base = bytes.baseAddress else { return 0 }
+        return UInt32(truncatingIfNeeded: crc32_z(0, base.assumingMemoryBound(to: UInt8.self), bytes.count))
     }
 }

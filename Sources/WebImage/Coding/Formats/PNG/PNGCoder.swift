@@ -104,6 +104,21 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
         _ data: Data, _ body: (OpaquePointer) throws(ImageDecodingError) -> T
     ) throws(ImageDecodingError) -> T {
         guard !data.isEmpty else { throw .empty }
+        // libspng reads from the buffer during decode, so the bytes must stay pinned throughout.
+        let result = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Result<T, ImageDecodingError> in
+            do throws(ImageDecodingError) {
+                return .success(try withDecoder(bytes: raw, body))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// ``withDecoder(_:_:)`` over bytes the caller keeps in place until `body` returns.
+    static func withDecoder<T>(
+        bytes raw: UnsafeRawBufferPointer, _ body: (OpaquePointer) throws(ImageDecodingError) -> T
+    ) throws(ImageDecodingError) -> T {
         guard let ctx = spng_ctx_new(0) else { throw .corrupt(format: .png, reason: "cannot create decoder") }
         defer { spng_ctx_free(ctx) }
         // Metadata chunks: at most 16 MB each, 64 MB in all (pixel data is limited separately).
@@ -112,16 +127,8 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
         // Ancillary chunks with a bad CRC are dropped, as browsers drop them; strict decoding
         // refuses such files before this point (PNGChunkScan).
         spng_set_crc_action(ctx, Int32(SPNG_CRC_ERROR.rawValue), Int32(SPNG_CRC_DISCARD.rawValue))
-        // libspng reads from the buffer during decode, so the bytes must stay pinned throughout.
-        let result = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Result<T, ImageDecodingError> in
-            do throws(ImageDecodingError) {
-                try check(spng_set_png_buffer(ctx, raw.baseAddress, raw.count))
-                return .success(try body(ctx))
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try result.get()
+        try check(spng_set_png_buffer(ctx, raw.baseAddress, raw.count))
+        return try body(ctx)
     }
 
     static func header(_ ctx: OpaquePointer) throws(ImageDecodingError) -> ImageHeader {
