@@ -14,9 +14,10 @@ private let decoders: [any ImageDecoding] = [JPEGCoder(), PNGCoder(), GIFCoder()
 private let progressive: [any ProgressiveImageDecoding] = [JPEGCoder(), PNGCoder(), WebPCoder()]
 private let incremental: [(any ProgressiveImageDecoding, ImageFormat)] = [(JPEGCoder(), .jpeg), (WebPCoder(), .webp), (PNGCoder(), .png)]
 
-/// `WEBIMAGE_FUZZ_ONLY=tiff|jxl|apng|bmp|ico|cur` (scripts/fuzz) fuzzes that decoder alone.
+/// `WEBIMAGE_FUZZ_ONLY=tiff|gif|jxl|apng|bmp|ico|cur` (scripts/fuzz) fuzzes that decoder alone.
 private let only: (any ImageDecoding)? = switch ProcessInfo.processInfo.environment["WEBIMAGE_FUZZ_ONLY"] {
 case "tiff": TIFFCoder()
+case "gif": GIFCoder()
 case "jxl": JXLCoder()
 case "apng": APNGCoder()
 case "bmp": BMPCoder()

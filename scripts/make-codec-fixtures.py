@@ -5,8 +5,8 @@
 
 TIFF files come from Pillow (strips with LZW, Deflate, PackBits, JPEG, CCITT G4; palette; CMYK;
 16-bit grey; multi-page; the Orientation tag), from libtiff's own `tiffcp` (tiles, ZSTD, LZMA,
-separate planes) and, for 16-bit RGB,
-which Pillow cannot write, from a small writer below. JPEG XL files come from libjxl's `cjxl`
+separate planes) and, for what Pillow cannot write (16-bit RGB, 12-bit grey, 16-bit CMYK, float
+RGB), from a small writer below. JPEG XL files come from libjxl's `cjxl`
 (lossless and lossy stills, an animation made from a Pillow GIF). Each `<name>.<ext>` has a
 reference `<name>.ref.png` (frames: `<name>.ref<i>.png`), straight RGBA: Pillow's own decode for
 TIFF, `djxl` for JPEG XL (the animation's frames through djxl's APNG output; cjxl 0.7 keeps
@@ -67,9 +67,13 @@ def tiff_fixtures(out):
     for name, args in [("tiff-zstd", ["-c", "zstd"]), ("tiff-lzma", ["-c", "lzma"]), ("tiff-planar", ["-p", "separate"])]:
         subprocess.run(["tiffcp"] + args + [f"{out}/tiff-rgb-lzw.tif", f"{out}/{name}.tif"], check=True)
     rgb.convert("1", dither=Image.Dither.NONE).save(f"{out}/tiff-bilevel-g4.tif", compression="group4")
-    # A second page of 32-bit float samples, which libtiff's RGBA interface cannot convert: the
-    # first page is kept (as Pillow opens the file).
-    rgb.save(f"{out}/tiff-float-second-page.tif", save_all=True, append_images=[Image.new("F", rgb.size, 0.5)])
+    # A second page of 32-bit float RGB samples, which neither libtiff's RGBA interface nor
+    # WebImage's own sample conversion reads: the first page is kept (as Pillow opens the file).
+    rgb.save(f"{out}/first-page.tif")
+    write_tiff(f"{out}/float-rgb-page.tif", W, H, 32, 3, 2, struct.pack(f"<{W * H * 3}f", *([0.5] * (W * H * 3))), sample_format=3)
+    subprocess.run(["tiffcp", f"{out}/first-page.tif", f"{out}/float-rgb-page.tif", f"{out}/tiff-float-second-page.tif"], check=True)
+    os.remove(f"{out}/first-page.tif")
+    os.remove(f"{out}/float-rgb-page.tif")
     # CIE L*a*b* (Pillow stores a and b offset by 128): white, mid grey, red, green, blue patches.
     lab = Image.new("LAB", (40, 30), (255, 128, 128))
     for i, colour in enumerate([(128, 128, 128), (128, 228, 128), (140, 40, 190), (80, 150, 40)]):
@@ -78,6 +82,13 @@ def tiff_fixtures(out):
     converted = lab.convert("RGB")
     converted.info.pop("icc_profile", None)  # lcms's sRGB profile carries the time it was made
     save_reference(converted, f"{out}/tiff-lab.ref.png")
+    # A photograph-like picture in CIE L*a*b* (Pillow's conversion through LittleCMS both ways).
+    lab_picture = picture().convert("LAB")
+    lab_picture.save(f"{out}/tiff-lab-picture.tif")
+    converted = lab_picture.convert("RGB")
+    converted.info.pop("icc_profile", None)
+    save_reference(converted, f"{out}/tiff-lab-picture.ref.png")
+    sample_fixtures(out)
     # BigTIFF (64-bit offsets, `II+`), which libtiff reads like classic TIFF.
     subprocess.run(["tiffcp", "-8", f"{out}/tiff-rgb-lzw.tif", f"{out}/tiff-bigtiff.tif"], check=True)
     for name in ["tiff-rgb-lzw", "tiff-rgba-deflate", "tiff-palette-packbits", "tiff-cmyk", "tiff-jpeg",
@@ -119,6 +130,74 @@ def write_tiff16(path, image):
         else:
             out += struct.pack("<HHII", tag, kind, count, value)
     out += struct.pack("<I", 0) + struct.pack("<3H", 16, 16, 16) + data
+    with open(path, "wb") as f:
+        f.write(out)
+
+
+def sample_fixtures(out):
+    """Pages libtiff's RGBA interface refuses, which WebImage converts itself: 12-bit grey (in
+    strips, and in Deflate tiles through tiffcp), 32-bit signed integer and 32-bit float grey
+    (Pillow's modes I and F), 16-bit CMYK (contiguous, and separate planes through tiffcp). The
+    references are Pillow's decodes of the samples, scaled by docs/ARCHITECTURE.md's rules (those
+    of scripts/corpus-agreement for I and F): 12-bit v * 255 / 4095, I v / 257, F v, clipped to
+    0-255 and rounded half to even; CMYK through Pillow's own conversion of its 8-bit CMYK."""
+    import numpy as np
+    levels = [[(x * 97 + y * 131) % 4096 for x in range(W)] for y in range(H)]
+    packed = bytearray()
+    for row in levels:
+        bits = "".join(f"{v:012b}" for v in row)
+        bits += "0" * (-len(bits) % 8)
+        packed += int(bits, 2).to_bytes(len(bits) // 8, "big")
+    write_tiff(f"{out}/tiff-grey12.tif", W, H, 12, 1, 1, bytes(packed))
+    subprocess.run(["tiffcp", "-t", "-w", "16", "-l", "16", "-c", "zip", f"{out}/tiff-grey12.tif", f"{out}/tiff-grey12-tiled.tif"], check=True)
+    for name in ["tiff-grey12", "tiff-grey12-tiled"]:
+        stored = np.asarray(Image.open(f"{out}/{name}.tif"), dtype=np.float64)
+        assert stored.tolist() == levels, name  # Pillow reads the samples as written
+        grey = np.clip(np.rint(stored * 255 / 4095), 0, 255).astype(np.uint8)
+        save_reference(Image.fromarray(grey, "L"), f"{out}/{name}.ref.png")
+    counts = Image.fromarray(np.array([[(x - 5) * 1800 + y * 40 for x in range(W)] for y in range(H)], dtype=np.int32), "I")
+    counts.save(f"{out}/tiff-int32.tif")
+    stored = np.asarray(Image.open(f"{out}/tiff-int32.tif"), dtype=np.float64)
+    save_reference(Image.fromarray(np.clip(np.rint(stored / 257), 0, 255).astype(np.uint8), "L"), f"{out}/tiff-int32.ref.png")
+    floats = Image.fromarray(np.array([[x * 8.3 - 20 + y * 0.25 for x in range(W)] for y in range(H)], dtype=np.float32), "F")
+    floats.save(f"{out}/tiff-float32.tif")
+    stored = np.asarray(Image.open(f"{out}/tiff-float32.tif"), dtype=np.float64)
+    save_reference(Image.fromarray(np.clip(np.rint(stored), 0, 255).astype(np.uint8), "L"), f"{out}/tiff-float32.ref.png")
+    cmyk = picture().convert("CMYK")
+    data = b"".join(struct.pack("<4H", *(v * 257 for v in pixel)) for pixel in cmyk.getdata())
+    write_tiff(f"{out}/tiff-cmyk16.tif", W, H, 16, 4, 5, data, extra=[(332, 3, 1, 1)])  # InkSet CMYK
+    planes = [b"".join(struct.pack("<H", pixel[c] * 257) for pixel in cmyk.getdata()) for c in range(4)]
+    write_tiff(f"{out}/tiff-cmyk16-planar.tif", W, H, 16, 4, 5, planes, extra=[(284, 3, 1, 2), (332, 3, 1, 1)])
+    # Pillow 13 misreads 16-bit CMYK in separate planes: both references are its decode of the
+    # contiguous file (the same samples).
+    for name in ["tiff-cmyk16", "tiff-cmyk16-planar"]:
+        save_reference(Image.open(f"{out}/tiff-cmyk16.tif").convert("RGB"), f"{out}/{name}.ref.png")
+
+
+def write_tiff(path, width, height, bits, samples, photometric, data, sample_format=1, extra=()):
+    """An uncompressed little-endian TIFF, one strip per plane: `bits` per sample, `samples` per
+    pixel, `data` the strip as stored (a list of strips, one per plane, for separate planes).
+    `extra`: more (tag, type, count, value) entries."""
+    strips = data if isinstance(data, list) else [data]
+    entries = [(256, 4, 1, width), (257, 4, 1, height), (258, 3, samples, [bits] * samples), (259, 3, 1, 1),
+               (262, 3, 1, photometric), (273, 4, len(strips), None), (277, 3, 1, samples), (278, 4, 1, height),
+               (279, 4, len(strips), [len(s) for s in strips]), (339, 3, samples, [sample_format] * samples), *extra]
+    entries.sort()
+    ifd_size = 2 + len(entries) * 12 + 4
+    sizes = {3: 2, 4: 4}
+    strip_offset = 8 + ifd_size + sum(sizes[kind] * count for _, kind, count, _ in entries if sizes[kind] * count > 4)
+    offsets = [strip_offset + sum(len(s) for s in strips[:i]) for i in range(len(strips))]
+    arrays = bytearray()  # values longer than four bytes, after the directory
+    out = bytearray(b"II*\0" + struct.pack("<I", 8) + struct.pack("<H", len(entries)))
+    for tag, kind, count, value in entries:
+        values = offsets if tag == 273 else value if isinstance(value, list) else [value]
+        packed = struct.pack(f"<{count}{'H' if kind == 3 else 'I'}", *values)
+        if len(packed) > 4:
+            out += struct.pack("<HHII", tag, kind, count, 8 + ifd_size + len(arrays))
+            arrays += packed
+        else:
+            out += struct.pack("<HHI", tag, kind, count) + packed.ljust(4, b"\0")
+    out += struct.pack("<I", 0) + arrays + b"".join(strips)
     with open(path, "wb") as f:
         f.write(out)
 

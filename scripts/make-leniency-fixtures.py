@@ -131,6 +131,68 @@ def gif_fixtures(out):
     beyond[gce + 3] |= 0x01
     beyond[gce + 6] = 200
     write(out, "lenient-gif-transparent-beyond.gif", bytes(beyond))
+    wide_code_fixtures(out, clean, descriptors)
+
+
+def wide_code_fixtures(out, clean, descriptors):
+    """The first frame's data re-encoded with LZW minimum code size 11 (GIF allows 2-8; browsers
+    and Pillow accept up to 11): the same indices, so the clean file's frames are the reference,
+    and Pillow's decode of the file must equal them. Also the file cut inside that frame's data,
+    and with a code beyond the table in it."""
+    first = Image.open(io.BytesIO(clean))
+    indices = list(first.get_flattened_data())
+    at = descriptors[0] + 10 + local_table_size(clean, descriptors[0])
+    end = at + 1
+    while clean[end] != 0:
+        end += clean[end] + 1
+    blocks = lzw_blocks(lzw_codes(indices, 11))
+    wide = clean[:at] + bytes([11]) + blocks + clean[end + 1:]
+    assert list(Image.open(io.BytesIO(wide)).get_flattened_data()) == indices  # Pillow decodes it to the same indices
+    write(out, "lenient-gif-wide-codes.gif", wide)
+    write(out, "lenient-gif-wide-codes-truncated.gif", wide[:at + 1 + len(blocks) // 2])
+    bad = bytearray(wide)
+    bad[at + 1 + 1 + 150:at + 1 + 1 + 153] = b"\xff\xff\xff"  # inside the first sub-block: code 4095, beyond the table
+    write(out, "lenient-gif-wide-codes-bad-code.gif", bytes(bad))
+
+
+def lzw_codes(indices, minimum):
+    """GIF LZW codes for `indices` with minimum code size 9-11, whose codes start at (and stay)
+    12 bits wide: (code, width) pairs, clear first, end last, a clear whenever the table is full."""
+    assert 9 <= minimum <= 11
+    clear, width = 1 << minimum, 12
+    codes, table, nxt, prefix = [(clear, width)], {}, clear + 2, None
+    for value in indices:
+        if prefix is not None and (prefix, value) in table:
+            prefix = table[(prefix, value)]
+            continue
+        if prefix is not None:
+            codes.append((prefix, width))
+            if nxt < 4096:
+                table[(prefix, value)] = nxt
+                nxt += 1
+            else:
+                codes.append((clear, width))
+                table, nxt = {}, clear + 2
+        prefix = value
+    return codes + [(prefix, width), (clear + 1, width)]
+
+
+def lzw_blocks(codes):
+    """Codes packed least significant bit first into 255-byte sub-blocks and a terminator."""
+    bits, count, data = 0, 0, bytearray()
+    for code, size in codes:
+        bits |= code << count
+        count += size
+        while count >= 8:
+            data.append(bits & 0xFF)
+            bits >>= 8
+            count -= 8
+    if count:
+        data.append(bits & 0xFF)
+    out = bytearray()
+    for i in range(0, len(data), 255):
+        out += bytes([len(data[i:i + 255])]) + data[i:i + 255]
+    return bytes(out) + b"\0"
 
 
 def local_table_size(data, descriptor):

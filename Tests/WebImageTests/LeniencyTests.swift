@@ -35,6 +35,7 @@ struct LeniencyTests {
         ("lenient-gif-no-trailer.gif", "lenient-gif-clean.gif", .missingTrailer),
         ("lenient-gif-transparent-beyond.gif", "lenient-gif-clean.gif", .paletteMismatch),
         ("lenient-gif-zero-screen.gif", "lenient-gif-clean.gif", .canvasMismatch),
+        ("lenient-gif-wide-codes.gif", "lenient-gif-clean.gif", .codingBeyondSpec),
         ("lenient-png-bad-text-crc.png", "lenient-png-clean.png", .damagedMetadata),
         ("lenient-png-grey-trns-wide.png", "lenient-png-grey-trns-clean.png", .damagedMetadata),
         ("lenient-ico-short-entry-size.ico", "lenient-ico-clean.ico", .damagedMetadata),
@@ -104,8 +105,26 @@ struct LeniencyTests {
         Self.expectRefusedInStrictMode("lenient-gif-bad-lzw.gif", .damagedData)
     }
 
+    @Test func gifWideCodesCutOrDamagedKeepTheRowsDecoded() throws {
+        // LZW minimum code size 11 (GIFLZWDecoder): cut inside the frame, and a code beyond the table.
+        let clean = try Self.decode("lenient-gif-clean.gif")
+        for (file, repair) in [("lenient-gif-wide-codes-truncated.gif", ImageRepairs.truncated), ("lenient-gif-wide-codes-bad-code.gif", .damagedData)] {
+            let image = try Self.decode(file)
+            #expect(image.repairs.contains(repair) && image.repairs.contains(.codingBeyondSpec), "\(file): \(image.repairs.names)")
+            #expect(image.pixelWidth == 40 && image.pixelHeight == 30)
+            // The first rows decoded before the break equal the clean file's.
+            #expect(image.pixels.prefix(40 * 4) == clean.pixels.prefix(40 * 4), "\(file)")
+            Self.expectRefusedInStrictMode(file, .codingBeyondSpec)
+            let animation = try GIFAnimationDecoder(CodecFixtures.data(file))
+            #expect(animation.repairs.contains(.codingBeyondSpec))
+        }
+        let animation = try GIFAnimationDecoder(CodecFixtures.data("lenient-gif-wide-codes.gif"))
+        #expect(try animation.frame(at: 1) == clean.frames[1] && animation.frame(at: 0) == clean.frames[0])
+    }
+
     @Test func tiffPageLibtiffCannotDecodeKeepsThePagesBefore() throws {
-        // Page 2 holds 32-bit float samples; page 1 is the picture of tiff-rgb-lzw.tif.
+        // Page 2 holds 32-bit float RGB samples (neither libtiff's RGBA interface nor WebImage's
+        // own conversion reads them); page 1 is the picture of tiff-rgb-lzw.tif.
         let image = try Self.decode("tiff-float-second-page.tif")
         #expect(image.frameCount == 2 && image.repairs == .damagedData)
         #expect(image.pixels == (try Self.decode("tiff-rgb-lzw.tif")).pixels)

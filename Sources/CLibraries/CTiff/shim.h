@@ -18,8 +18,12 @@ static inline int webimage_tiff_icc(TIFF *tif, uint32_t *count, void **data) {
 static inline int webimage_tiff_extra_samples(TIFF *tif, uint16_t *count, uint16_t **types) {
     return TIFFGetFieldDefaulted(tif, TIFFTAG_EXTRASAMPLES, count, types);
 }
-// TIFFSetField is variadic too: the white point a CIE L*a*b* image is converted against.
-static inline int webimage_tiff_set_white_point(TIFF *tif, float x, float y) {
-    float white[2] = { x, y };
-    return TIFFSetField(tif, TIFFTAG_WHITEPOINT, white);
+// TIFFTAG_WHITEPOINT: the chromaticity (x, y) of the white CIE L*a*b* samples are relative to.
+// Returns 0 when the file has none (TIFF 6.0 has no default; Adobe's Lab note says D50).
+static inline int webimage_tiff_white_point(TIFF *tif, float *x, float *y) {
+    float *white = NULL;
+    if (TIFFGetField(tif, TIFFTAG_WHITEPOINT, &white) != 1 || white == NULL) return 0;
+    *x = white[0];
+    *y = white[1];
+    return 1;
 }

@@ -30,13 +30,16 @@ public struct ImageRepairs: OptionSet, Sendable, Hashable, Codable {
     public static let paletteMismatch = ImageRepairs(rawValue: 1 << 5)
     /// The end-of-file marker (GIF trailer) was missing after complete frames.
     public static let missingTrailer = ImageRepairs(rawValue: 1 << 6)
+    /// A coding parameter was beyond the format's range, within what browsers accept: a GIF
+    /// frame's LZW minimum code size of 9–11 (GIF allows 2–8; the codes still fit LZW's 12 bits).
+    public static let codingBeyondSpec = ImageRepairs(rawValue: 1 << 7)
 
     /// Stable names for tools and JSON (`webimage info`).
     public var names: [String] {
         let all: [(ImageRepairs, String)] = [
             (.truncated, "truncated"), (.junkBytes, "junk-bytes"), (.damagedMetadata, "damaged-metadata"),
             (.damagedData, "damaged-data"), (.canvasMismatch, "canvas-mismatch"), (.paletteMismatch, "palette-mismatch"),
-            (.missingTrailer, "missing-trailer"),
+            (.missingTrailer, "missing-trailer"), (.codingBeyondSpec, "coding-beyond-spec"),
         ]
         return all.filter { contains($0.0) }.map(\.1)
     }

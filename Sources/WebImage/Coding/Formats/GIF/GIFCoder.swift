@@ -17,7 +17,9 @@ public import Foundation
 /// against); a zero-size logical screen grows to the union of the frames; a missing trailer or
 /// data cut inside a frame keeps the frames before it and the rows decoded; a bad LZW code keeps
 /// the decoded frames and rows; a frame with no palette at all draws black; a transparent index
-/// beyond the palette is honoured. A local palette without a global one is valid GIF and
+/// beyond the palette is honoured; an LZW minimum code size of 9–11 (GIF's maximum is 8; Chrome,
+/// Firefox and Pillow accept 11) is decoded by `GIFLZWDecoder` where giflib refuses it
+/// (``ImageRepairs/codingBeyondSpec``). A local palette without a global one is valid GIF and
 /// decodes in both modes.
 ///
 /// Encoding writes one local palette per frame: exact when a frame has at most 255 colours,

@@ -22,6 +22,7 @@ struct GIFScan {
                 bounds.append((frame.left, frame.top, frame.width, frame.height))
                 hasAlpha = hasAlpha || stride(from: 3, to: frame.palette.count, by: 4).contains { frame.palette[$0] == 0 }
                 if frame.paletteCount == 0 || frame.transparentBeyondPalette { repairs.insert(.paletteMismatch) }
+                if frame.hasWideCodes { repairs.insert(.codingBeyondSpec) }
                 inPixels = true
                 try stream.skipPixels()
                 inPixels = false

@@ -21,6 +21,8 @@ final class GIFStream {
         var transparentBeyondPalette: Bool
         var disposal: Int
         var delayCentiseconds: Int
+        /// The LZW minimum code size is 9–11, beyond GIF's 8: decoded by ``GIFLZWDecoder``.
+        var hasWideCodes = false
     }
 
     let width: Int
@@ -30,7 +32,9 @@ final class GIFStream {
 
     private let gif: UnsafeMutablePointer<GifFileType>
     private let bytes: PinnedBytes
-    private let input: UnsafeMutablePointer<Input>
+    let input: UnsafeMutablePointer<Input>
+    /// The current frame's LZW minimum code size when it is one giflib refuses (9–11).
+    var wideCodeSize: Int?
     private var control = GraphicsControlBlock(DisposalMode: 0, UserInputFlag: false, DelayTime: 0, TransparentColor: -1)
 
     init(_ bytes: PinnedBytes) throws(ImageDecodingError) {
@@ -65,8 +69,15 @@ final class GIFStream {
             try check(DGifGetRecordType(gif, &type))
             switch type {
             case IMAGE_DESC_RECORD_TYPE:
-                try check(DGifGetImageDesc(gif))
-                return frame()
+                let descriptor = input.pointee.offset
+                if DGifGetImageDesc(gif) != GIF_OK {
+                    // giflib stops at a code size over 8 with the descriptor read: browsers go on.
+                    guard let size = wideCodeSize(descriptorAt: descriptor) else { throw Self.error(gif.pointee.Error) }
+                    wideCodeSize = size
+                }
+                var next = frame()
+                next.hasWideCodes = wideCodeSize != nil
+                return next
             case EXTENSION_RECORD_TYPE:
                 try readExtension()
             case TERMINATE_RECORD_TYPE:
@@ -81,6 +92,7 @@ final class GIFStream {
     /// undone) and its palette indices.
     func readRows(of frame: Frame, _ body: (Int, UnsafeBufferPointer<UInt8>) -> Void) throws(ImageDecodingError) {
         guard frame.width > 0, frame.height > 0 else { return try skipPixels() }
+        if wideCodeSize != nil { return try readWideRows(of: frame, body) }
         var row = [UInt8](repeating: 0, count: frame.width)
         for y in Self.rowOrder(height: frame.height, interlaced: frame.interlaced) {
             let status = row.withUnsafeMutableBufferPointer { DGifGetLine(gif, $0.baseAddress, Int32(frame.width)) }
@@ -91,6 +103,7 @@ final class GIFStream {
 
     /// Skips the current frame's compressed data without decoding it.
     func skipPixels() throws(ImageDecodingError) {
+        if wideCodeSize != nil { return try skipWidePixels() }
         var codeSize: Int32 = 0
         var block: UnsafeMutablePointer<GifByteType>?
         try check(DGifGetCode(gif, &codeSize, &block))

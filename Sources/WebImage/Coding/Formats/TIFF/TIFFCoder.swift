@@ -4,7 +4,11 @@ public import Foundation
 ///
 /// Everything libtiff's RGBA interface reads decodes: strips and tiles, 1–16-bit samples, grey,
 /// palette, RGB, CMYK, YCbCr, associated and unassociated alpha, and every compression the
-/// Debian build has (none, LZW, Deflate, PackBits, JPEG, CCITT, LZMA, ZSTD, WebP). Pages become
+/// Debian build has (none, LZW, Deflate, PackBits, JPEG, CCITT, LZMA, ZSTD, WebP). What that
+/// interface refuses — 12-bit, 32-bit integer and float grey, CMYK over 8 bits — and CIE L\*a\*b\*
+/// are read as raw strips and tiles (libtiff still decompressing) and converted by WebImage
+/// (`TIFFSampleModel`'s rules: 12-bit at full range, 32-bit integers as 16-bit, floats on
+/// 0–255, Lab → sRGB colour-managed as `CIELabConversion` does). Pages become
 /// frames: every full-resolution page (reduced-resolution previews are skipped), drawn at the
 /// top left of a canvas the size of the first page (larger pages are clipped, smaller ones
 /// leave the rest transparent), each shown for 100 ms. The `Orientation` tag is reported in
@@ -126,15 +130,16 @@ public struct TIFFCoder: ImageDecoding {
             hasAlpha: pages.contains { $0.hasAlpha } || pages.contains { $0.width < pages[0].width || $0.height < pages[0].height })
     }
 
-    /// The current page as RGBA8 bytes, `page.width × page.height`.
+    /// The current page as premultiplied RGBA8 bytes, `page.width × page.height`.
     private static func pixels(_ file: TIFFFile, _ page: TIFFFile.Page) throws(ImageDecodingError) -> [UInt8] {
         let count = page.width * page.height * 4
-        // libtiff writes every pixel of a successful read; a failure throws the buffer away.
-        // Its packed ABGR words are R, G, B, A bytes in memory on little-endian machines.
+        // Every pixel is written by a successful read; a failure throws the buffer away.
+        // libtiff's packed ABGR words are R, G, B, A bytes in memory on little-endian machines.
         var raster = [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
-        try raster.withUnsafeMutableBufferPointer { (buffer) throws(ImageDecodingError) in
-            try file.readRGBA(page, into: UnsafeMutableRawBufferPointer(buffer))
+        let straight = try raster.withUnsafeMutableBufferPointer { (buffer) throws(ImageDecodingError) in
+            try file.readPixels(page, into: UnsafeMutableRawBufferPointer(buffer))
         }
+        if straight, page.hasAlpha { _ = PixelOperations.premultiply(&raster) }
         return raster
     }
 

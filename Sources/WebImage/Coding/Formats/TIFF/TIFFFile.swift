@@ -22,21 +22,9 @@ final class TIFFFile {
         var warnings: [String]
     }
 
-    /// One directory (page) as its tags describe it.
-    struct Page {
-        var width: Int
-        var height: Int
-        var orientation: ImageOrientation
-        var bitsPerSample: Int
-        var samplesPerPixel: Int
-        var photometric: Int
-        var hasAlpha: Bool
-        var hasICCProfile: Bool
-        /// A reduced-resolution copy (NewSubfileType bit 0): a preview of another page.
-        var isReduced: Bool
-    }
-
     let tiff: OpaquePointer
+    /// The largest single buffer libtiff, or a strip or tile read through ``readSamples(_:_:)``, may take.
+    let maxAllocation: Int
     private let state: UnsafeMutablePointer<State>
     #if canImport(Logging)
     private static let logger = Logger(label: "webimage.tiff")
@@ -45,6 +33,7 @@ final class TIFFFile {
     /// Opens the file and reads its first directory. `maxAllocation` caps any single buffer
     /// libtiff allocates for itself (strip and tile buffers, tag arrays).
     init(_ bytes: UnsafeRawBufferPointer, maxAllocation: Int) throws(ImageDecodingError) {
+        self.maxAllocation = maxAllocation
         state = .allocate(capacity: 1)
         state.initialize(to: State(bytes: bytes, offset: 0, firstError: nil, warnings: []))
         let options = TIFFOpenOptionsAlloc()
@@ -87,40 +76,18 @@ final class TIFFFile {
     /// Moves to the next directory; `false` after the last one (or at a broken link).
     func nextDirectory() -> Bool { TIFFReadDirectory(tiff) == 1 }
 
-    /// The current directory's tags.
-    func page() throws(ImageDecodingError) -> Page {
-        var width: UInt32 = 0, height: UInt32 = 0, subfile: UInt32 = 0
-        var orientation: UInt16 = 1, bits: UInt16 = 1, samples: UInt16 = 1, photometric: UInt16 = 0
-        guard webimage_tiff_u32(tiff, UInt32(TIFFTAG_IMAGEWIDTH), &width) == 1,
-              webimage_tiff_u32(tiff, UInt32(TIFFTAG_IMAGELENGTH), &height) == 1, width > 0, height > 0
-        else { throw failure("no image size") }
-        _ = webimage_tiff_u32(tiff, UInt32(TIFFTAG_SUBFILETYPE), &subfile)
-        _ = webimage_tiff_u16(tiff, UInt32(TIFFTAG_ORIENTATION), &orientation)
-        _ = webimage_tiff_u16(tiff, UInt32(TIFFTAG_BITSPERSAMPLE), &bits)
-        _ = webimage_tiff_u16(tiff, UInt32(TIFFTAG_SAMPLESPERPIXEL), &samples)
-        _ = webimage_tiff_u16(tiff, UInt32(TIFFTAG_PHOTOMETRIC), &photometric)
-        var extraCount: UInt16 = 0
-        var extraTypes: UnsafeMutablePointer<UInt16>?
-        _ = webimage_tiff_extra_samples(tiff, &extraCount, &extraTypes)
-        var iccCount: UInt32 = 0
-        var icc: UnsafeMutableRawPointer?
-        let hasICC = webimage_tiff_icc(tiff, &iccCount, &icc) == 1 && iccCount > 0
-        return Page(
-            width: Int(width), height: Int(height), orientation: ImageOrientation(exifValue: Int(orientation)),
-            bitsPerSample: Int(bits), samplesPerPixel: Int(samples), photometric: Int(photometric),
-            hasAlpha: extraCount > 0, hasICCProfile: hasICC, isReduced: subfile & UInt32(FILETYPE_REDUCEDIMAGE) != 0)
+    /// Why libtiff's RGBA interface cannot convert the current directory; `nil` when it can.
+    func rgbaRefusal() -> String? {
+        var message = [CChar](repeating: 0, count: 1024)
+        guard TIFFRGBAImageOK(tiff, &message) != 1 else { return nil }
+        return String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// Decodes the current directory into `raster` (`width × height` RGBA8, premultiplied by
-    /// libtiff, top row first in the order stored: the orientation tag is reported, not applied).
+    /// Decodes the current directory through libtiff's RGBA interface into `raster` (`width ×
+    /// height` RGBA8, premultiplied by libtiff, top row first in the order stored: the orientation
+    /// tag is reported, not applied). Check ``rgbaRefusal()`` first.
     func readRGBA(_ page: Page, into raster: UnsafeMutableRawBufferPointer) throws(ImageDecodingError) {
-        var message = [CChar](repeating: 0, count: 1024)
-        guard TIFFRGBAImageOK(tiff, &message) == 1 else {
-            throw .corrupt(format: .tiff, reason: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        // CIE L*a*b* is relative to its white: map it to sRGB's D65 white. libtiff's default (D50,
-        // converted with its sRGB matrix unadapted) tints white yellow (255, 252, 222).
-        if page.photometric == Int(PHOTOMETRIC_CIELAB) { _ = webimage_tiff_set_white_point(tiff, 0.3127, 0.3290) }
+        guard raster.count >= page.width * page.height * 4 else { throw .corrupt(format: .tiff, reason: "raster too small") }
         // Asking for the file's own orientation makes libtiff copy rows and columns as stored.
         let status = TIFFReadRGBAImageOriented(
             tiff, UInt32(page.width), UInt32(page.height), raster.baseAddress?.assumingMemoryBound(to: UInt32.self),
