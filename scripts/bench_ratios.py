@@ -93,7 +93,7 @@ def main():
     print("p50 of every benchmark:")
     for (bench, metric), values in sorted(results.items()):
         unit = "s" if metric == "wallClock" else ""
-        if metric in ("coder_ns", "plain_ns", "downloader_ns", "pipeline_ns", "downloader_decoder_ns", "extra_caller_ns"):
+        if metric in ("coder_ns", "plain_ns", "downloader_ns", "pipeline_ns", "downloader_decoder_ns", "extra_caller_ns", "floor_caller_ns"):
             metric, unit = metric[:-3], "s"
             values = {k: v * 1e-9 for k, v in values.items()}
         print(f"  {bench} [{metric}] p50 = {values[50]:.6g}{unit}")
@@ -112,6 +112,10 @@ def main():
     per = p50(results, "10,000 callers of one URL: per extra caller", "extra_caller_ns")
     if per is not None:
         line("10,000 callers of one URL: cost per extra caller, p50", f"{per / 1000:.2f} µs", "≤ 3 µs", per <= 3000)
+        floor = p50(results, "10,000 callers of one URL: floor per task", "floor_caller_ns")
+        if floor is not None:
+            print(f"      floor in the same run (10,000 tasks handed one shared object): {floor / 1000:.2f} µs each;"
+                  f" pipeline ÷ floor {per / floor:.2f}×")
     cold, plain, decode = (p50(results, n) for n in ("Cold fetch + decode", "Plain AsyncHTTPClient download", "Plain TurboJPEG decode"))
     if None not in (cold, plain, decode):
         ratio = cold / (plain + decode)

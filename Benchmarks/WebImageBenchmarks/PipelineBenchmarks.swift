@@ -1,6 +1,7 @@
 import Benchmark
 import Foundation
 import WebImage
+import WebImageOrigin
 
 // Targets (issue 9), checked by scripts/bench-report:
 // - pipeline overhead for a cold 1 MP JPEG ≤ 5 % over the downloader + JPEGCoder alone (paired);
@@ -69,11 +70,29 @@ func pipelineBenchmarks() {
             benchmark.measurement(CallerMetric.extraCaller, Int(extra / .nanoseconds(1)))
         }
     }
+
+    // The floor beside it, made and awaited the same way: 10,000 tasks that only wait on a
+    // continuation until one object is handed to all of them (each takes a reference, as each
+    // caller of one image takes its response). Nothing any sharing does can cost less.
+    let floor = Benchmark.Configuration(
+        metrics: [.wallClock, CallerMetric.floorCaller], timeUnits: .milliseconds, maxDuration: .seconds(10), maxIterations: 20)
+    Benchmark("10,000 callers of one URL: floor per task", configuration: floor) { benchmark in
+        for _ in benchmark.scaledIterations {
+            let waiters = BareWaiters<SharedResult>(expected: 10_000)
+            let started = ContinuousClock.now
+            let tasks = (0..<10_000).map { _ in Task { blackHole(await waiters.wait()) } }
+            await waiters.waitUntilAllIn()
+            waiters.resumeAll(with: SharedResult())
+            for task in tasks { await task.value }
+            benchmark.measurement(CallerMetric.floorCaller, Int((ContinuousClock.now - started) / .nanoseconds(10_000)))
+        }
+    }
 }
 
-/// The sharing benchmark's measurement.
+/// The sharing benchmark's measurements.
 enum CallerMetric {
     static let extraCaller = BenchmarkMetric.custom("extra_caller_ns", useScalingFactor: false)
+    static let floorCaller = BenchmarkMetric.custom("floor_caller_ns", useScalingFactor: false)
 }
 
 /// `count` callers of `url`, made and awaited off the main actor (as a server's request handlers

@@ -12,8 +12,11 @@
 //   WebImageMeasure memory-hit N       N memory hits through image(for:), 20 rounds; ns per hit
 //   WebImageMeasure sync-hit N         the same through cachedImage(forKey:)
 //   WebImageMeasure caller-memory N    resident bytes each of N waiting callers adds, pipeline against a bare task
+//                                      (each group in a process of its own)
 //   WebImageMeasure floor N            N tasks that each wait on a continuation one job resumes:
 //                                      what any sharing costs per caller on this machine
+//   WebImageMeasure floor-shared N     the same, each task receiving one reference to one shared
+//                                      object, as each caller of one image gets its response
 //   WebImageMeasure disk-hit ROUNDS    200 × 50 KB disk-cache hits (data only) and FileManager reads
 //                                      of the same bytes, alternating, ROUNDS times; ns per read each
 //   WebImageMeasure chunks ROUNDS      per-chunk cost of progressive WebP, JPEG and PNG previews at 10/50/90 %
@@ -57,28 +60,35 @@ func callImage(_ n: Int, pipeline: ImagePipeline, url: URL) async throws -> Cont
 }
 
 /// The floor's callers, made and awaited the same way as ``callImage(_:pipeline:url:)``'s.
-func waitAll(_ count: Int, _ waiters: BareWaiters) async {
-    let callers = (0..<count).map { _ in Task { await waiters.wait() } }
-    while waiters.count < count { await Task.yield() }
-    waiters.resumeAll()
+func waitAll<Value: Sendable>(_ count: Int, _ waiters: BareWaiters<Value>, resumingWith value: Value) async {
+    let callers = (0..<count).map { _ in Task { _ = await waiters.wait() } }
+    await waiters.waitUntilAllIn()
+    waiters.resumeAll(with: value)
     for caller in callers { _ = await caller.value }
 }
 
 let arguments = CommandLine.arguments
 if arguments.count == 3, let count = Int(arguments[2]), arguments[1] == "caller-memory" {
-    try await measureCallerMemory(count: count)
+    try measureCallerMemory(count: count)
+    exit(0)
+}
+if arguments.count == 3, let count = Int(arguments[2]), ["caller-memory-bare", "caller-memory-pipeline"].contains(arguments[1]) {
+    try await measureCallerMemory(count: count, group: String(arguments[1].dropFirst("caller-memory-".count)))
     exit(0)
 }
 if arguments.count == 3, let rounds = Int(arguments[2]), arguments[1] == "chunks" {
     try measureChunkCost(rounds: rounds)
     exit(0)
 }
-if arguments.count == 3, let count = Int(arguments[2]), arguments[1] == "floor" {
+if arguments.count == 3, let count = Int(arguments[2]), ["floor", "floor-shared"].contains(arguments[1]) {
     var perCall: [Double] = [], cpu: [Double] = []
     for _ in 0..<20 {
-        let waiters = BareWaiters()
         let started = ContinuousClock.now, startedCPU = processCPUTime()
-        await waitAll(count, waiters)
+        if arguments[1] == "floor" {
+            await waitAll(count, BareWaiters<Int>(expected: count), resumingWith: 1)
+        } else {
+            await waitAll(count, BareWaiters<SharedResult>(expected: count), resumingWith: SharedResult())
+        }
         perCall.append(Double((ContinuousClock.now - started) / .nanoseconds(1)) / Double(count))
         cpu.append((processCPUTime() - startedCPU) / Double(count))
     }
