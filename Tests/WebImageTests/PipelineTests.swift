@@ -5,6 +5,17 @@ import WebImageOrigin
 
 @Suite("Pipeline end to end against a real origin")
 struct PipelineTests {
+    /// The error every `image(for:)` caller may receive is one word: typed throws then hand it
+    /// back in registers, and no waiting caller keeps a buffer for it in its task frames (at
+    /// 33 bytes it pushed each of 10,000 waiting callers into a second allocator slab).
+    @Test func pipelineErrorIsOneWordAndKeepsItsDetails() {
+        #expect(MemoryLayout<ImagePipelineError>.size == MemoryLayout<Int>.size)
+        let error = ImagePipelineError.loadingFailed(.badStatusCode(404))
+        #expect(error == .loadingFailed(.badStatusCode(404)))
+        #expect(error != .loadingFailed(.badStatusCode(410)))
+        #expect(ImagePipelineError.cancelled.description == "cancelled")
+    }
+
     @Test func firstLoadFromNetworkThenMemory() async throws {
         try await withOrigin { origin in
             let pipeline = try makePipeline(cacheDirectory: temporaryDirectory())
