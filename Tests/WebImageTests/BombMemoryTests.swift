@@ -18,13 +18,20 @@ struct BombMemoryTests {
         process.standardOutput = out
         process.standardError = err
         return try await withCheckedThrowingContinuation { continuation in
+            let output = PipeReader(out), errors = PipeReader(err)
             process.terminationHandler = { finished in
-                let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                let stdout = String(decoding: output.data(), as: UTF8.self)
+                let stderr = String(decoding: errors.data(), as: UTF8.self)
                 let kilobytes = stderr.split(separator: "\n").last { $0.hasPrefix("maxrss-kb=") }.flatMap { Int($0.dropFirst(10)) } ?? -1
                 continuation.resume(returning: (finished.terminationStatus, kilobytes * 1024, stdout + stderr))
             }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
+            do {
+                try process.run()
+                output.start()
+                errors.start()
+            } catch {
+                continuation.resume(throwing: error)
+            }
         }
     }
 

@@ -26,20 +26,51 @@ enum WebImageCommand {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input
-        // Waits without blocking a thread of the cooperative pool (the origin runs on it).
+        // Both pipes are drained while the process runs: read only after it exited, a child that
+        // wrote more than a pipe holds (64 KB: Thread Sanitizer's reports on stderr did) blocked
+        // on the write forever, and so did the test. The readers block threads of their own, not
+        // the cooperative pool's (the origin runs on it); so does the wait for them.
         return try await withCheckedThrowingContinuation { continuation in
+            let output = PipeReader(out), errors = PipeReader(err)
             process.terminationHandler = { finished in
-                let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                let stdout = String(decoding: output.data(), as: UTF8.self)
+                let stderr = String(decoding: errors.data(), as: UTF8.self)
                 continuation.resume(returning: CommandResult(status: finished.terminationStatus, stdout: stdout, stderr: stderr))
             }
             do {
                 try process.run()
+                output.start()
+                errors.start()
                 if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
                 try? input.fileHandleForWriting.close()
             } catch {
                 continuation.resume(throwing: error)
             }
         }
+    }
+}
+
+/// Reads one pipe to its end on a thread of its own, while its process runs (a child blocks on
+/// a full pipe nobody reads). `@unchecked Sendable`: `collected` is
+/// written once by the reading thread before `done` is signalled, and read only after waiting
+/// for that signal.
+final class PipeReader: @unchecked Sendable {
+    private let pipe: Pipe
+    private let done = DispatchSemaphore(value: 0)
+    private var collected = Data()
+
+    init(_ pipe: Pipe) { self.pipe = pipe }
+
+    func start() {
+        Thread.detachNewThread {
+            self.collected = self.pipe.fileHandleForReading.readDataToEndOfFile()
+            self.done.signal()
+        }
+    }
+
+    /// Everything the pipe carried; waits until its writer closed it.
+    func data() -> Data {
+        done.wait()
+        return collected
     }
 }
