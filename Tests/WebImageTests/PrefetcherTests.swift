@@ -7,7 +7,7 @@ import WebImageOrigin
 struct PrefetcherTests {
     /// Every event until the batch ends (nil if it does not end within `timeout`).
     func untilAllDone(
-        _ events: AsyncStream<ImagePrefetcher.Event>, timeout: Duration = .seconds(30)
+        _ events: AsyncStream<ImagePrefetcher.Event>, timeout: Duration = TestTime.scaled(.seconds(30))
     ) async -> (finished: [(URL, Result<ImageSource, ImagePipelineError>)], counts: ImagePrefetcher.Counts)? {
         await withTaskGroup(of: Optional<([(URL, Result<ImageSource, ImagePipelineError>)], ImagePrefetcher.Counts)>.self) { group in
             group.addTask {
