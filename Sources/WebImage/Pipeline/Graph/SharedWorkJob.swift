@@ -9,8 +9,6 @@ extension SharedWork {
         /// resumed first come, first served, walking memory in order: in a table's hash order each
         /// of 10,000 resumptions missed the cache.
         @exclusivity(unchecked) var joined: [Subscriber?] = []
-        /// How many places in `joined` hold a subscriber.
-        @exclusivity(unchecked) private(set) var count = 0
         /// Where each subscriber is in `joined`, by id: made the first time a subscriber is looked
         /// up (it leaves, or its priority changes) and kept from then on. Most jobs never need it,
         /// and until then a joining caller hashes nothing (inserting each id was a measurable
@@ -30,13 +28,15 @@ extension SharedWork {
             self.priority = priority
         }
 
+        /// How many places in `joined` hold a subscriber (the levels count each one once).
+        private var count: Int { levels.reduce(0, +) }
+
         var isEmpty: Bool { count == 0 }
 
         func add(_ subscriber: Subscriber) {
             let id = subscriber.id
             places?[id] = joined.count
             joined.append(subscriber)
-            count += 1
             levels[subscriber.priority.rawValue] += 1
             if let handler = subscriber.onEvent { handlers[id] = handler }
         }
@@ -45,9 +45,8 @@ extension SharedWork {
             guard let place = place(of: id), let gone = joined[place] else { return nil }
             places?[id] = nil
             joined[place] = nil
-            count -= 1
-            if joined.count > 64, count * 2 < joined.count { compact() }
             levels[gone.priority.rawValue] -= 1
+            if joined.count > 64, count * 2 < joined.count { compact() }
             if gone.onEvent != nil { handlers[id] = nil }
             return gone
         }
