@@ -141,7 +141,8 @@ struct DownloaderSharingTests {
         try await withOrigin { origin in
             let downloader = loader.downloader()
             let url = origin.imageURL("photo.jpg", query: "delay=10000")
-            let patient = Task { try await downloader.download(ImageDownloadRequest(url: url)) }
+            // Patient: well beyond the 10 s hold (the default 15 s left a loaded CI machine 5 s).
+            let patient = Task { try await downloader.download(ImageDownloadRequest(url: url, timeout: .seconds(60))) }
             #expect(await eventually { origin.requestCount(path: "/images/photo.jpg") == 1 })
             let started = ContinuousClock.now
             let error = await downloadError { _ = try await downloader.download(ImageDownloadRequest(url: url, timeout: .milliseconds(300))) }
