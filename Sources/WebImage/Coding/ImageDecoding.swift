@@ -49,6 +49,11 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// instead of being refused. `nil` (the default): no budget. ``maxPixelCount`` still refuses
     /// decompression bombs first.
     public var maxDecodedBytes: Int?
+    /// Frames of an animation or pages of a TIFF decoded at most; the rest are dropped (as
+    /// imgproxy's `MAX_ANIMATION_FRAMES` does), and the pixel limit counts only the frames
+    /// kept. Default `Int.max`: every frame. A server sets it so that a file of many tiny
+    /// frames cannot make it hold millions of frame buffers.
+    public var maxFrameCount: Int = .max
 
     /// ```swift
     /// let options = ImageDecodingOptions(firstFrameOnly: true, thumbnailMaxPixelSize: 256)
@@ -68,11 +73,17 @@ public struct ImageDecodingOptions: Sendable, Hashable {
 
     public static let `default` = ImageDecodingOptions()
 
+    /// How many of a file's `frameCount` frames a decode keeps: one with ``firstFrameOnly``,
+    /// else at most ``maxFrameCount`` (and at least one).
+    func framesToDecode(of frameCount: Int) -> Int {
+        firstFrameOnly ? 1 : max(1, min(frameCount, maxFrameCount))
+    }
+
     /// These options with ``thumbnailMaxPixelSize`` lowered so an image of `header` decodes
     /// within ``maxDecodedBytes``.
     func fittingBudget(of header: ImageHeader) -> ImageDecodingOptions {
         guard let maxDecodedBytes, header.pixelWidth > 0, header.pixelHeight > 0 else { return self }
-        let frames = firstFrameOnly ? 1 : max(1, header.frameCount)
+        let frames = framesToDecode(of: header.frameCount)
         let bytes = Double(header.pixelWidth) * Double(header.pixelHeight) * 4 * Double(frames)
         let budget = Double(max(maxDecodedBytes, 4))  // zero or less: one pixel
         guard bytes > budget else { return self }
@@ -113,11 +124,12 @@ public protocol ImageEncoding: Sendable {
 
 extension ImageDecodingOptions {
     /// Throws ``ImageDecodingError/tooManyPixels(width:height:frames:limit:)`` when decoding
-    /// `header` would exceed ``maxPixelCount``: all frames, or one with ``firstFrameOnly``.
+    /// `header` would exceed ``maxPixelCount``: the frames decoded (all, at most
+    /// ``maxFrameCount``, or one with ``firstFrameOnly``).
     /// Call it before allocating any pixel buffer.
     func checkPixelLimit(_ header: ImageHeader) throws(ImageDecodingError) {
         var counted = header
-        if firstFrameOnly { counted.frameCount = 1 }
+        counted.frameCount = framesToDecode(of: header.frameCount)
         guard counted.totalPixelCount <= maxPixelCount else {
             throw .tooManyPixels(
                 width: header.pixelWidth, height: header.pixelHeight, frames: max(counted.frameCount, 1),

@@ -14,6 +14,9 @@ public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConverti
     /// The format's shared library (libavif, libheif, libjxl: opened on first use) cannot be
     /// loaded here, or `WEBIMAGE_DISABLE_CODECS` switches it off; `reason` says which.
     case libraryUnavailable(format: ImageFormat, reason: String)
+    /// The task decoding was cancelled (a deadline passed, the caller went away); animations
+    /// and multi-page files stop between frames, and what was decoded is thrown away.
+    case cancelled
 
     public var description: String {
         switch self {
@@ -29,6 +32,8 @@ public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConverti
             "\(format) data refused in strict mode (\(repairs.names.joined(separator: ", "))): \(reason)"
         case let .libraryUnavailable(format, reason):
             "\(format) cannot be decoded here: \(reason)"
+        case .cancelled:
+            "decoding was cancelled"
         }
     }
 }

@@ -49,6 +49,8 @@ struct AffineRotation {
                     return SIMD4(Float(src[s]), Float(src[s + 1]), Float(src[s + 2]), Float(src[s + 3]))
                 }
                 for y in 0..<outputHeight {
+                    // A cancelled task stops here; its caller throws the pixels away.
+                    if y & 15 == 0, Task.isCancelled { break }
                     let dy = Float(y) + 0.5 - outCentreY
                     // The inverse turn: source = R(-angle) · (output - centre) + source centre.
                     var u = -outCentreX + 0.5, d = y * outputWidth * 4

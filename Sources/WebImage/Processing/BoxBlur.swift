@@ -26,6 +26,8 @@ struct BoxBlur {
             var line = [SIMD4<UInt32>](repeating: .zero, count: width)
             var spare = [SIMD4<UInt32>](repeating: .zero, count: width)
             for y in 0..<height {
+                // A cancelled task stops here; its caller throws the pixels away.
+                if y & 15 == 0, Task.isCancelled { return }
                 let row = UnsafeMutableBufferPointer(rebasing: image[(y * width * 4)..<((y + 1) * width * 4)])
                 for x in 0..<width {
                     line[x] = SIMD4(UInt32(row[x * 4]), UInt32(row[x * 4 + 1]), UInt32(row[x * 4 + 2]), UInt32(row[x * 4 + 3]))
@@ -41,7 +43,7 @@ struct BoxBlur {
                 }
             }
         }
-        for _ in 0..<Self.passes {
+        for _ in 0..<Self.passes where !Task.isCancelled {
             blurColumns(pixels, into: &other, width: width, height: height)
             swap(&pixels, &other)
         }
@@ -55,8 +57,13 @@ struct BoxBlur {
         let full = SIMD4(repeating: fullWeight), edge = SIMD4(repeating: edgeWeight), half = SIMD4<UInt32>(repeating: 1 << 23)
         input.withUnsafeBufferPointer { src in
             output.withUnsafeMutableBufferPointer { dst in
-                var sum = SIMD4<UInt32>.zero
-                for k in -r...r { sum &+= src[clamp(k, n)] }
+                // The window around pixel 0: the first pixel repeated r + 1 times (itself and the
+                // edge copies before it), the next min(r, n - 1) pixels, and the last pixel again
+                // for what reaches past the end. Linear in the row, whatever the radius.
+                let inside = min(r, n - 1)
+                var sum = src[0] &* SIMD4(repeating: UInt32(truncatingIfNeeded: r + 1))
+                for k in stride(from: 1, through: inside, by: 1) { sum &+= src[k] }
+                sum &+= src[n - 1] &* SIMD4(repeating: UInt32(truncatingIfNeeded: r - inside))
                 for x in 0..<n {
                     let edges = src[clamp(x - r - 1, n)] &+ src[clamp(x + r + 1, n)]
                     dst[x] = (sum &* full &+ edges &* edge &+ half) &>> 24
@@ -74,11 +81,18 @@ struct BoxBlur {
             output.withUnsafeMutableBufferPointer { dst in
                 sums.withUnsafeMutableBufferPointer { sum in
                     func row(_ y: Int) -> Int { clamp(y, height) * rowLength }
-                    for k in -r...r {
-                        let base = row(k)
+                    // The window around row 0, as in `blurLine`: linear in the image, whatever the radius.
+                    let inside = min(r, height - 1), last = row(height - 1)
+                    for i in 0..<rowLength {
+                        sum[i] = UInt32(src[i]) &* UInt32(truncatingIfNeeded: r + 1)
+                            &+ UInt32(src[last + i]) &* UInt32(truncatingIfNeeded: r - inside)
+                    }
+                    for k in stride(from: 1, through: inside, by: 1) {
+                        let base = k * rowLength
                         for i in 0..<rowLength { sum[i] &+= UInt32(src[base + i]) }
                     }
                     for y in 0..<height {
+                        if y & 15 == 0, Task.isCancelled { return }
                         let above = row(y - r - 1), below = row(y + r + 1), leaving = row(y - r), out = y * rowLength
                         for i in 0..<rowLength {
                             let edges = UInt32(src[above + i]) &+ UInt32(src[below + i])

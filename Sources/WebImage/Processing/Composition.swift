@@ -14,6 +14,10 @@ extension ImageProcessors {
 
         public var identifier: String { processors.map(\.identifier).joined(separator: ",") }
 
+        public func outputSize(width: Int, height: Int) -> (width: Int, height: Int) {
+            processors.reduce((width, height)) { size, processor in processor.outputSize(width: size.0, height: size.1) }
+        }
+
         public func process(_ image: Image) throws(ImageProcessingError) -> Image {
             var result = image
             for processor in processors { result = try processor.process(result) }

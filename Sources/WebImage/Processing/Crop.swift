@@ -51,12 +51,19 @@ extension ImageProcessors {
             return image.replacing(pixels: pixels, width: width, height: height, isOpaque: image.isOpaque || PixelOperations.isOpaque(pixels))
         }
 
-        private func rect(in image: Image) -> (Int, Int, Int, Int) {
+        public func outputSize(width: Int, height: Int) -> (width: Int, height: Int) {
+            let (_, _, w, h) = rect(width: width, height: height)
+            return (min(w, width), min(h, height))
+        }
+
+        private func rect(in image: Image) -> (Int, Int, Int, Int) { rect(width: image.pixelWidth, height: image.pixelHeight) }
+
+        private func rect(width imageWidth: Int, height imageHeight: Int) -> (Int, Int, Int, Int) {
             switch region {
             case let .rect(x, y, width, height): return (x, y, width, height)
             case .centerSquare:
-                let side = min(image.pixelWidth, image.pixelHeight)
-                return ((image.pixelWidth - side) / 2, (image.pixelHeight - side) / 2, side, side)
+                let side = min(imageWidth, imageHeight)
+                return ((imageWidth - side) / 2, (imageHeight - side) / 2, side, side)
             }
         }
     }

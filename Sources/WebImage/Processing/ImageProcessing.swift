@@ -17,6 +17,18 @@ public protocol ImageProcessing: Sendable {
     var identifier: String { get }
     /// Processes one still image (one frame of an animation; see ``Image/processed(by:animated:)``).
     func process(_ image: Image) throws(ImageProcessingError) -> Image
+    /// The size of the result for an image of `width × height`, worked out without pixels: how
+    /// a server prices a request before it decodes anything. The default is the same size; a
+    /// processor that changes the size says what it becomes (an upper bound will do).
+    ///
+    /// ```swift
+    /// ImageProcessors.Resize(width: 256, height: 256).outputSize(width: 4000, height: 3000)  // (256, 192)
+    /// ```
+    func outputSize(width: Int, height: Int) -> (width: Int, height: Int)
+}
+
+extension ImageProcessing {
+    public func outputSize(width: Int, height: Int) -> (width: Int, height: Int) { (width, height) }
 }
 
 /// Why a processor could not produce an image.
@@ -27,12 +39,16 @@ public enum ImageProcessingError: Error, Sendable, Equatable, CustomStringConver
     case invalidSpec(part: String, reason: String)
     /// The result would exceed the pixel limit.
     case tooLarge(width: Int, height: Int)
+    /// The task processing the image was cancelled (a deadline passed, the caller went away):
+    /// work stopped between steps, frames or rows, and its partial result was thrown away.
+    case cancelled
 
     public var description: String {
         switch self {
         case let .invalidParameter(processor, reason): "\(processor): \(reason)"
         case let .invalidSpec(part, reason): "bad processing spec '\(part)': \(reason)"
         case let .tooLarge(width, height): "processed image would be \(width) × \(height) pixels, over the limit"
+        case .cancelled: "processing was cancelled"
         }
     }
 }
@@ -43,6 +59,10 @@ extension Image {
     /// duration and the loop count; otherwise its first frame is processed and the result is a
     /// still image. Processors see the picture upright: an EXIF ``orientation`` is applied first.
     ///
+    /// Cancelling the task that processes stops the work within a few rows (the built-in
+    /// processors look at `Task.isCancelled` between rows, every step and every frame) and
+    /// throws ``ImageProcessingError/cancelled``: a deadline frees its core at once.
+    ///
     /// ```swift
     /// let avatar = try image.processed(by: [.resize(width: 96, height: 96, mode: .fill), .circle()])
     /// ```
@@ -51,7 +71,7 @@ extension Image {
         let upright = oriented()
         guard animated, upright.frames.count > 1 else {
             var image = upright.frames.count > 1 ? upright.frame(at: 0) : upright
-            for processor in processors { image = try processor.process(image) }
+            for processor in processors { image = try Self.step(processor, image) }
             return image
         }
         var processedFrames: [ImageFrame] = []
@@ -60,7 +80,7 @@ extension Image {
         var opaque = true
         for index in upright.frames.indices {
             var frame = upright.frame(at: index)
-            for processor in processors { frame = try processor.process(frame) }
+            for processor in processors { frame = try Self.step(processor, frame) }
             // Processors give packed rows, but a custom one might not: frames must be packed.
             let pixels = frame.packedPixels
             if let first, frame.pixelWidth != first.pixelWidth || frame.pixelHeight != first.pixelHeight {
@@ -78,6 +98,15 @@ extension Image {
         result.frameCount = processedFrames.count
         result.loopCount = loopCount
         result.isOpaque = opaque
+        return result
+    }
+
+    /// One processor's work, refused before it starts and thrown away after it ends when the
+    /// task was cancelled (processors that stop early return an unfinished picture).
+    private static func step(_ processor: any ImageProcessing, _ image: Image) throws(ImageProcessingError) -> Image {
+        guard !Task.isCancelled else { throw .cancelled }
+        let result = try processor.process(image)
+        guard !Task.isCancelled else { throw .cancelled }
         return result
     }
 }

@@ -9,8 +9,8 @@
 /// enlargements are smooth instead of blocky. Averaging premultiplied values keeps colours right
 /// at transparent edges (no dark fringes).
 ///
-/// Rows are filtered horizontally once each and kept in a small ring of rows, so memory stays
-/// at a few output rows whatever the image size.
+/// Rows are filtered horizontally once each and kept in a ring of two rows, so memory stays at
+/// a few output rows whatever the image size or aspect ratio.
 ///
 /// ```swift
 /// let (w, h) = Resampler.fittingSize(width: 4000, height: 3000, maxWidth: 256, maxHeight: 256)
@@ -54,9 +54,21 @@ public enum Resampler {
         precondition(pixels.count >= bytesPerRow * (height - 1) + width * 4, "buffer too small")
         let columns = Filter(source: width, target: toWidth)
         let rows = Filter(source: height, target: toHeight)
-        // Horizontally filtered source rows, kept while later output rows may still need them:
-        // the rows one output row reads are consecutive, so `ringSize` slots never collide.
-        let ringSize = rows.maxTaps
+        // Rows first reads every source row across the output's width; columns first reads the
+        // output's rows across the source's width. Both cost their taps, and for ordinary sizes
+        // about the same; a narrow, tall source stretched wide and flat (1 × 100,000 to 8192 × 1:
+        // 800 million multiply-adds rows first, 108,000 columns first) must not pick the wrong one.
+        let rowsFirst = columns.weights.count.multipliedReportingOverflow(by: height).partialValue + rows.weights.count * toWidth
+        let columnsFirst = rows.weights.count * width + columns.weights.count * toHeight
+        if columnsFirst < rowsFirst / 2 {
+            return resampleColumnsFirst(pixels, width: width, bytesPerRow: bytesPerRow, toWidth: toWidth, toHeight: toHeight, columns: columns, rows: rows)
+        }
+        // Horizontally filtered source rows in a ring of two, each filtered when an output row
+        // first reads it and summed at once: an output row reads consecutive rows in order, so
+        // the row it shares with the one before (the boundary row of a reduction, or both rows
+        // of an enlargement) is still in the ring, and a reduction of 100,000 rows to one needs
+        // two rows of memory, not 100,000.
+        let ringSize = min(rows.maxTaps, 2)
         var ring = [SIMD4<Float>](repeating: .zero, count: ringSize * toWidth)
         var ringRow = [Int](repeating: -1, count: ringSize)
         var output = [UInt8](repeating: 0, count: toWidth * toHeight * 4)
@@ -69,14 +81,17 @@ public enum Resampler {
                     line.withUnsafeMutableBufferPointer { line in
                         rows.weights.withUnsafeBufferPointer { rowWeights in
                             for y in 0..<toHeight {
+                                // A cancelled task stops here; its caller throws the rows away.
+                                if y & 15 == 0, Task.isCancelled { break }
                                 let taps = rows.taps(y)
-                                for row in taps.first..<(taps.first + taps.count) where ringRow[row % ringSize] != row {
-                                    ringRow[row % ringSize] = row
-                                    filterRow(src, offset: row * bytesPerRow, columns: columns,
-                                              into: UnsafeMutableBufferPointer(rebasing: ring[(row % ringSize * toWidth)...]))
-                                }
                                 for k in 0..<taps.count {
-                                    let slot = ring.baseAddress! + (taps.first + k) % ringSize * toWidth
+                                    let row = taps.first + k, index = row % ringSize
+                                    if ringRow[index] != row {
+                                        ringRow[index] = row
+                                        filterRow(src, offset: row * bytesPerRow, columns: columns,
+                                                  into: UnsafeMutableBufferPointer(rebasing: ring[(index * toWidth)...]))
+                                    }
+                                    let slot = ring.baseAddress! + index * toWidth
                                     let weight = rowWeights[taps.weightOffset + k]
                                     if k == 0 {
                                         for x in 0..<toWidth { line[x] = slot[x] * weight }
@@ -85,16 +100,7 @@ public enum Resampler {
                                     }
                                 }
                                 let out = dst.baseAddress! + y * toWidth * 4
-                                for x in 0..<toWidth {
-                                    // Rounded to the nearest byte without a checked conversion per
-                                    // channel: adding 1.5 × 2²³ leaves the rounded integer in the
-                                    // low mantissa bits (values are clamped to 0…255 first).
-                                    // (pointwiseMin/Max compile to vector min/max; `clamped` checks each lane for NaN.)
-                                    let clamped = pointwiseMin(pointwiseMax(line[x], .zero), SIMD4(repeating: 255))
-                                    let bits = unsafeBitCast(clamped + SIMD4(repeating: 12_582_912), to: SIMD4<UInt32>.self)
-                                    out[x * 4] = UInt8(truncatingIfNeeded: bits[0]); out[x * 4 + 1] = UInt8(truncatingIfNeeded: bits[1])
-                                    out[x * 4 + 2] = UInt8(truncatingIfNeeded: bits[2]); out[x * 4 + 3] = UInt8(truncatingIfNeeded: bits[3])
-                                }
+                                for x in 0..<toWidth { store(line[x], at: out + x * 4) }
                             }
                         }
                     }
@@ -105,6 +111,18 @@ public enum Resampler {
     }
 
     // MARK: - Internals
+
+    /// `value` rounded to the nearest byte per channel at `out`, without a checked conversion per
+    /// channel: adding 1.5 × 2²³ leaves the rounded integer in the low mantissa bits (values are
+    /// clamped to 0…255 first; pointwiseMin/Max compile to vector min/max, `clamped` checks each
+    /// lane for NaN).
+    @inline(__always)
+    static func store(_ value: SIMD4<Float>, at out: UnsafeMutablePointer<UInt8>) {
+        let clamped = pointwiseMin(pointwiseMax(value, .zero), SIMD4(repeating: 255))
+        let bits = unsafeBitCast(clamped + SIMD4(repeating: 12_582_912), to: SIMD4<UInt32>.self)
+        out[0] = UInt8(truncatingIfNeeded: bits[0]); out[1] = UInt8(truncatingIfNeeded: bits[1])
+        out[2] = UInt8(truncatingIfNeeded: bits[2]); out[3] = UInt8(truncatingIfNeeded: bits[3])
+    }
 
     /// One axis's filter: for each output index, the consecutive source pixels it reads and their
     /// weights (summing to 1), stored flat.

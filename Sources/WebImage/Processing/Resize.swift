@@ -49,6 +49,12 @@ extension ImageProcessors {
             return image.replacing(pixels: pixels, width: plan.width, height: plan.height, isOpaque: source.isOpaque)
         }
 
+        public func outputSize(width: Int, height: Int) -> (width: Int, height: Int) {
+            guard width > 0, height > 0 else { return (width, height) }
+            let plan = plan(sourceWidth: width, sourceHeight: height)
+            return (plan.width, plan.height)
+        }
+
         /// The output size and, for `fill`, the centred part of the source that is kept.
         package func plan(sourceWidth w: Int, sourceHeight h: Int) -> (width: Int, height: Int, crop: (x: Int, y: Int, width: Int, height: Int)?) {
             let sx = Double(width) / Double(w), sy = Double(height) / Double(h)

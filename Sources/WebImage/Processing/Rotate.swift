@@ -34,6 +34,17 @@ extension ImageProcessors {
             return "rotate(\(identifierNumber(turned < 0 ? turned + 360 : turned)),background:\(background.hex))"
         }
 
+        public func outputSize(width: Int, height: Int) -> (width: Int, height: Int) {
+            switch quarterTurns {
+            case 0, 2: return (width, height)
+            case 1, 3: return (height, width)
+            default:
+                guard degrees.isFinite else { return (width, height) }
+                let turn = AffineRotation(width: width, height: height, degrees: degrees)
+                return (turn.outputWidth, turn.outputHeight)
+            }
+        }
+
         public func process(_ image: Image) throws(ImageProcessingError) -> Image {
             try checkInput(image)
             guard degrees.isFinite else { throw .invalidParameter(processor: identifier, reason: "the angle must be finite") }

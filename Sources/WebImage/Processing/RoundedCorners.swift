@@ -73,6 +73,11 @@ extension ImageProcessors {
 
         public var identifier: String { border.map { "circle(\($0.identifier))" } ?? "circle" }
 
+        public func outputSize(width: Int, height: Int) -> (width: Int, height: Int) {
+            let side = min(width, height)
+            return (side, side)
+        }
+
         public func process(_ image: Image) throws(ImageProcessingError) -> Image {
             try checkInput(image)
             try border?.check(identifier)

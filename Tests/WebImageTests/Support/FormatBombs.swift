@@ -41,3 +41,48 @@ enum WebPBomb {
         return Data("RIFF".utf8) + withUnsafeBytes(of: UInt32(body.count).littleEndian) { Data($0) } + body
     }
 }
+
+enum TIFFBomb {
+    /// A little-endian TIFF whose first page is `side × side` 8-bit grey and whose `pages - 1`
+    /// other pages are 1 × 1: every row of the big page is one PackBits run of zeros, and all its
+    /// strips point at the same bytes, so the file stays small (about 60 KB + 150 bytes a page).
+    static func pages(side: Int = 7000, pages: Int = 999) -> Data {
+        var row: [UInt8] = []
+        var left = side
+        while left > 0 {
+            let run = min(left, 128)
+            row += run == 1 ? [0, 0] : [UInt8(truncatingIfNeeded: 1 - run), 0]
+            left -= run
+        }
+        var out = Data("II".utf8) + le16(42) + le32(0)
+        let rowOffset = out.count
+        out += row
+        if out.count % 2 == 1 { out.append(0) }
+        let offsetsAt = out.count
+        for _ in 0..<side { out += le32(rowOffset) }
+        let countsAt = out.count
+        for _ in 0..<side { out += le32(row.count) }
+        let pixelAt = out.count
+        out += [0x80, 0]
+        func ifd(_ entries: [(tag: UInt16, type: UInt16, count: Int, value: Int)], last: Bool) {
+            out += le16(entries.count)
+            for entry in entries {
+                out += le16(Int(entry.tag)) + le16(Int(entry.type)) + le32(entry.count)
+                out += entry.type == 3 && entry.count == 1 ? le16(entry.value) + le16(0) : le32(entry.value)
+            }
+            out += le32(last ? 0 : out.count + 4)
+        }
+        let first = out.count
+        out.replaceSubrange(4..<8, with: le32(first))
+        ifd([(256, 4, 1, side), (257, 4, 1, side), (258, 3, 1, 8), (259, 3, 1, 32773), (262, 3, 1, 1),
+             (273, 4, side, offsetsAt), (277, 3, 1, 1), (278, 4, 1, 1), (279, 4, side, countsAt)], last: pages == 1)
+        for page in 1..<max(pages, 1) {
+            ifd([(256, 4, 1, 1), (257, 4, 1, 1), (258, 3, 1, 8), (259, 3, 1, 1), (262, 3, 1, 1),
+                 (273, 4, 1, pixelAt), (277, 3, 1, 1), (278, 4, 1, 1), (279, 4, 1, 1)], last: page == pages - 1)
+        }
+        return out
+    }
+
+    private static func le16(_ value: Int) -> Data { withUnsafeBytes(of: UInt16(truncatingIfNeeded: value).littleEndian) { Data($0) } }
+    private static func le32(_ value: Int) -> Data { withUnsafeBytes(of: UInt32(truncatingIfNeeded: value).littleEndian) { Data($0) } }
+}

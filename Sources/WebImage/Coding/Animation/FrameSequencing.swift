@@ -18,7 +18,10 @@ extension FrameSequencing {
     /// Up to `limit` frames from the current position, in order (what a full decode keeps).
     mutating func frames(limit: Int) throws(ImageDecodingError) -> [ImageFrame] {
         var frames: [ImageFrame] = []
-        while frames.count < limit, let frame = try next() { frames.append(frame) }
+        while frames.count < limit, let frame = try next() {
+            guard !Task.isCancelled else { throw .cancelled }
+            frames.append(frame)
+        }
         return frames
     }
 }

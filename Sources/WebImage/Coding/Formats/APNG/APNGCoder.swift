@@ -74,7 +74,7 @@ public struct APNGCoder: ImageDecoding, ImageEncoding {
         guard var frames = APNGFrames(borrowing: bytes, options: options) else { return nil }
         try options.checkPixelLimit(frames.header)
         let animation = frames.animation
-        guard let decoded = try? frames.frames(limit: options.firstFrameOnly ? 1 : animation.frames.count) else { return nil }
+        guard let decoded = try? frames.frames(limit: options.framesToDecode(of: animation.frames.count)) else { return nil }
         let sizing = frames.sizing
         // Opacity tracked while compositing spares the scan of every frame; a shrunk frame is scanned.
         let fullSize = sizing.targetWidth == sizing.width && sizing.targetHeight == sizing.height

@@ -30,7 +30,7 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
         let header = frames.header
         try options.checkPixelLimit(header)
         let sizing = frames.size(for: options)
-        let decoded = try frames.frames(limit: options.firstFrameOnly ? 1 : header.frameCount)
+        let decoded = try frames.frames(limit: options.framesToDecode(of: header.frameCount))
         var image = Image.decoded(
             format: .avif, pixelWidth: sizing.targetWidth, pixelHeight: sizing.targetHeight, frames: decoded,
             frameCount: header.frameCount, loopCount: 0, scale: options.scale, knownOpaque: !header.hasAlpha)

@@ -49,7 +49,7 @@ public struct GIFCoder: ImageDecoding, ImageEncoding {
         var repairs = try scan.check(options)
         let sizing = FrameSizing(width: header.pixelWidth, height: header.pixelHeight, options: options)
         var compositor = try GIFCompositor(bytes, sizing: sizing, strict: options.strict)
-        let frames = try compositor.frames(limit: options.firstFrameOnly ? 1 : header.frameCount)
+        let frames = try compositor.frames(limit: options.framesToDecode(of: header.frameCount))
         repairs.formUnion(compositor.repairs)
         // Without a transparent index or a frame short of the canvas, every composited frame
         // is opaque (the first covers the canvas, and so does each later one).

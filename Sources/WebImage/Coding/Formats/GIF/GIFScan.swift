@@ -60,7 +60,7 @@ struct GIFScan {
         try counted.checkPixelLimit(header)
         let repairs = try options.allow(repairs, in: .gif, "the file breaks the GIF rules (\(repairs.names.joined(separator: ", ")))")
         // Frames may declare rectangles larger than the canvas; decoding them costs their area.
-        let decodedArea = lazily ? frameAreas.max() ?? 0 : frameAreas.prefix(options.firstFrameOnly ? 1 : frameAreas.count).reduce(0, +)
+        let decodedArea = lazily ? frameAreas.max() ?? 0 : frameAreas.prefix(options.framesToDecode(of: frameAreas.count)).reduce(0, +)
         guard decodedArea <= options.maxPixelCount else {
             throw .tooManyPixels(width: header.pixelWidth, height: header.pixelHeight, frames: header.frameCount, limit: options.maxPixelCount)
         }

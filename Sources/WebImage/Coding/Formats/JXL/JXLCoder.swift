@@ -30,7 +30,7 @@ public struct JXLCoder: ImageDecoding {
             try options.checkPixelLimit(scan.header)
             let width = scan.header.pixelWidth, height = scan.header.pixelHeight
             let sizing = FrameSizing(width: width, height: height, options: options)
-            let limit = options.firstFrameOnly ? 1 : scan.header.frameCount
+            let limit = options.framesToDecode(of: scan.header.frameCount)
             let decoder = try Session(bytes, events: JXL_DEC_FRAME.rawValue | JXL_DEC_FULL_IMAGE.rawValue)
             var format = JxlPixelFormat(num_channels: 4, data_type: JXL_TYPE_UINT8, endianness: JXL_NATIVE_ENDIAN, align: 0)
             var pixels: [UInt8] = []

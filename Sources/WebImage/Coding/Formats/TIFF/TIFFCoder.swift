@@ -13,7 +13,8 @@ public import Foundation
 /// top left of a canvas the size of the first page (larger pages are clipped, smaller ones
 /// leave the rest transparent), each shown for 100 ms. The `Orientation` tag is reported in
 /// ``Image/orientation`` and not applied, like EXIF orientation elsewhere. The pixel limit is
-/// checked against the pages' summed areas, from their tags, before any pixel buffer exists;
+/// checked against what the pages allocate, from their tags, before any pixel buffer exists (a
+/// page counts at the canvas's size, or at its own when it is larger);
 /// libtiff's own buffers are capped too. libtiff's messages never reach stderr: errors become
 /// ``ImageDecodingError/corrupt(format:reason:)``, warnings swift-log debug messages.
 ///
@@ -42,10 +43,15 @@ public struct TIFFCoder: ImageDecoding {
         return try Self.withFile(data, maxAllocation: maxAllocation) { file throws(ImageDecodingError) in
             let all = try Self.pages(file)
             let header = Self.header(all.map(\.page))
-            let chosen = options.firstFrameOnly ? Array(all.prefix(1)) : all
+            let chosen = Array(all.prefix(options.framesToDecode(of: all.count)))
+            // What the decode allocates: every page is drawn on a canvas of the first page's
+            // size, and a page of another size is read whole first, so each counts at the
+            // larger of the two. (1 × 1 pages after a 7000 × 7000 one cost 49 MP each.)
+            let canvasArea = Self.area(header.pixelWidth, header.pixelHeight)
             let area = chosen.reduce(0) { sum, entry in
-                let (product, overflow) = entry.page.width.multipliedReportingOverflow(by: entry.page.height)
-                return overflow ? Int.max : (sum > Int.max - product ? Int.max : sum + product)
+                let page = Self.area(entry.page.width, entry.page.height)
+                let cost = entry.page.width == header.pixelWidth && entry.page.height == header.pixelHeight ? page : max(page, canvasArea)
+                return sum > Int.max - cost ? Int.max : sum + cost
             }
             guard area <= options.maxPixelCount else {
                 throw .tooManyPixels(
@@ -54,6 +60,7 @@ public struct TIFFCoder: ImageDecoding {
             let sizing = FrameSizing(width: header.pixelWidth, height: header.pixelHeight, options: options)
             var frames: [ImageFrame] = [], repairs: ImageRepairs = []
             for (index, page) in chosen {
+                guard !Task.isCancelled else { throw .cancelled }
                 do throws(ImageDecodingError) {
                     try file.select(index)
                     let pixels = Self.canvas(try Self.pixels(file, page), page: page, width: header.pixelWidth, height: header.pixelHeight)
@@ -96,6 +103,12 @@ public struct TIFFCoder: ImageDecoding {
     }
 
     // MARK: - Internals
+
+    /// `width × height`, `Int.max` when that overflows.
+    private static func area(_ width: Int, _ height: Int) -> Int {
+        let (product, overflow) = width.multipliedReportingOverflow(by: height)
+        return overflow ? Int.max : product
+    }
 
     private static func withFile<T>(
         _ data: Data, maxAllocation: Int, _ body: (TIFFFile) throws(ImageDecodingError) -> T

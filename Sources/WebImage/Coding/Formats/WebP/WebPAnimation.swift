@@ -10,7 +10,7 @@ enum WebPAnimation {
         guard frames.canvasWidth == header.pixelWidth, frames.canvasHeight == header.pixelHeight else {
             throw .corrupt(format: .webp, reason: "invalid animation canvas")
         }
-        let decoded = try frames.frames(limit: options.firstFrameOnly ? 1 : header.frameCount)
+        let decoded = try frames.frames(limit: options.framesToDecode(of: header.frameCount))
         guard !decoded.isEmpty else { throw .corrupt(format: .webp, reason: "animation without frames") }
         return Image.decoded(
             format: .webp, pixelWidth: frames.targetSize.width, pixelHeight: frames.targetSize.height, frames: decoded,
