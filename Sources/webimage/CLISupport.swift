@@ -13,21 +13,29 @@ enum CLIPipeline {
     static func make(
         cacheDir: String?, concurrency: Int = 6, decodingOptions: ImageDecodingOptions = .default,
         maxBodyMegabytes: Int? = nil, cacheSizeMegabytes: Int? = nil,
-        cacheMaxAge: Int? = nil, retries: Int? = nil, timeout: Double? = nil
+        cacheMaxAge: Int? = nil, retries: Int? = nil, timeout: Double? = nil, memoryBudgetMegabytes: Int? = nil
     ) throws -> ImagePipeline {
         var downloaderConfiguration = ImageDownloaderConfiguration()
         downloaderConfiguration.maxConcurrentDownloads = concurrency
         if let retries { downloaderConfiguration.retryPolicy.maxRetries = retries }
-        if let timeout { downloaderConfiguration.timeout = .milliseconds(Int64(timeout * 1000)) }
+        if let timeout {
+            guard timeout.isFinite, timeout > 0, timeout <= 86_400 else { throw CLIError("the timeout must be from 0 to 86400 seconds") }
+            downloaderConfiguration.timeout = .milliseconds(Int64((timeout * 1000).rounded()))
+        }
         if let maxBodyMegabytes { downloaderConfiguration.maxBodySize = maxBodyMegabytes << 20 }
         var diskConfiguration = DiskCache.Configuration()
         if let cacheSizeMegabytes { diskConfiguration.sizeLimit = cacheSizeMegabytes << 20 }
         let disk = try DiskCache(directory: cacheDirectory(cacheDir), configuration: diskConfiguration)
         var policy = HTTPCachePolicy()
         if let cacheMaxAge { policy.defaultMaxAge = .seconds(cacheMaxAge) }
-        return ImagePipeline(configuration: .init(
+        var configuration = ImagePipeline.Configuration(
             downloader: ImageDownloader(configuration: downloaderConfiguration),
-            dataCache: disk, decodingOptions: decodingOptions, httpCachePolicy: policy))
+            dataCache: disk, decodingOptions: decodingOptions, httpCachePolicy: policy)
+        if let memoryBudgetMegabytes {
+            guard (1...(1 << 30)).contains(memoryBudgetMegabytes) else { throw CLIError("the memory budget must be 1 MB or more") }
+            configuration.memoryBudget = MemoryBudget(limit: memoryBudgetMegabytes << 20)
+        }
+        return ImagePipeline(configuration: configuration)
     }
 
     static func cacheDirectory(_ path: String?) -> URL {

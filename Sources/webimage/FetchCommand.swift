@@ -73,6 +73,8 @@ struct FetchCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: "Seconds allowed for each attempt, body included (default 15).")
     var timeout: Double?
+    @Option(name: .customLong("memory-budget-mb"), help: "Memory decoded images may take at once, in MB; decodes wait for room (default: half the cgroup limit or of physical memory).")
+    var memoryBudgetMb: Int?
 
     @Option(name: .long, help: "K/N: fetch only this process's share of the list (a stable hash of each URL picks its shard, 1 ≤ K ≤ N).")
     var shard: String?
@@ -115,7 +117,7 @@ struct FetchCommand: AsyncParsableCommand {
         let pipeline = try CLIPipeline.make(
             cacheDir: cacheDir, concurrency: concurrency, decodingOptions: transform?.decodingOptions ?? .default,
             maxBodyMegabytes: maxBodyMb, cacheSizeMegabytes: cacheSizeMb, cacheMaxAge: cacheMaxAge,
-            retries: retries, timeout: timeout)
+            retries: retries, timeout: timeout, memoryBudgetMegabytes: memoryBudgetMb)
         let run = FetchRun(
             pipeline: pipeline, mode: FetchMode(transform: transform, verify: verify, options: loadingOptions),
             outputDirectory: outputDir, concurrency: concurrency, perHost: perHost, nameTemplate: name,

@@ -41,7 +41,13 @@ struct FetchMode: Sendable {
         }
         let original = try await pipeline.data(for: request)
         if verify {
-            _ = try pipeline.configuration.coders.decode(original.data, options: pipeline.configuration.decodingOptions)
+            // The check decodes outside the pipeline's stages, so it takes its room in the
+            // pipeline's memory budget itself.
+            let options = pipeline.configuration.decodingOptions
+            let reservation = try await pipeline.configuration.memoryBudget?.reserve(
+                MemoryBudget.bytes(toDecode: original.header, options: options), waitingAtMost: pipeline.configuration.memoryBudgetWait)
+            defer { reservation?.release() }
+            _ = try pipeline.configuration.coders.decode(original.data, options: options)
         }
         return FetchedImage(
             data: original.data, format: original.header.format,

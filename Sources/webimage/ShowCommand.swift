@@ -40,6 +40,8 @@ struct ShowCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: "Seconds allowed for each download attempt, body included (default 15), as in fetch.")
     var timeout: Double?
+    @Option(name: .customLong("memory-budget-mb"), help: "Memory decoded images may take at once, in MB (default: half the cgroup limit or of physical memory).")
+    var memoryBudgetMb: Int?
 
     func validate() throws {
         guard timeout.map({ $0 > 0 && $0.isFinite }) ?? true else { throw ValidationError("--timeout must be a positive number of seconds") }
@@ -60,7 +62,7 @@ struct ShowCommand: AsyncParsableCommand {
                 "webimage show: standard output is not a terminal; give --protocol blocks --width N to write the pictures anyway\n".utf8))
             throw ExitCode(64)
         }
-        let pipeline = try CLIPipeline.make(cacheDir: cacheDir, timeout: timeout)
+        let pipeline = try CLIPipeline.make(cacheDir: cacheDir, timeout: timeout, memoryBudgetMegabytes: memoryBudgetMb)
         let terminal = interactive ? TerminalDevice() : nil
         let chosen = graphics.resolved(terminal: terminal)
         let options = ShowScreen.Options(grid: grid, width: width, cellWidth: cellWidth, graphics: chosen)

@@ -26,15 +26,28 @@ public final class ImagePipeline: Sendable {
     /// URLs that failed for good recently (SDWebImage's failed-URL list).
     public let failedURLs: FailedURLList
     let dataWork = SharedWork<String, OriginalData, StageEvent>()
-    let decodeWork = SharedWork<String, DecodedImage, StageEvent>()
-    let imageWork = SharedWork<String, ImageResponse, StageEvent>()
+    let decodeWork: SharedWork<String, DecodedImage, StageEvent>
+    let imageWork: SharedWork<String, ImageResponse, StageEvent>
     let pendingStores = PendingStores()
     let counters = PipelineCounters()
     let logger = Logger(label: "webimage.pipeline")
     let metrics = PipelineMetrics()
+    /// The memory cache's place in the memory budget: its images count as in use, and it gives
+    /// memory back when a decode needs room.
+    private let budgetRegistration: MemoryBudget.Registration?
 
     public init(configuration: Configuration = .init()) {
         self.configuration = configuration
+        // Decoding and processing (CPU work) run where the configuration says; the data stage
+        // only waits for the network and the disk.
+        decodeWork = SharedWork(executor: configuration.workExecutor)
+        imageWork = SharedWork(executor: configuration.workExecutor)
+        if let budget = configuration.memoryBudget, let cache = configuration.memoryCache as? MemoryCache {
+            budgetRegistration = budget.addReclaimable(
+                cost: { [weak cache] in cache?.totalCost ?? 0 }, reclaim: { [weak cache] cost in cache?.trim(toCost: cost) })
+        } else {
+            budgetRegistration = nil
+        }
         failedURLs = FailedURLList(timeToLive: configuration.failedURLTimeToLive ?? configuration.httpCachePolicy.negativeTTL)
     }
 

@@ -28,6 +28,22 @@ extension ImagePipeline {
         /// How long a URL that failed for good (404, 410, undecodable) fails without a request.
         /// Default: ``HTTPCachePolicy/negativeTTL`` (60 s).
         public var failedURLTimeToLive: Duration?
+        /// Where decoding and processing run: `nil` (the default) on Swift's cooperative pool,
+        /// as any task; an ``ImageWorkExecutor`` keeps them on threads of their own, so that a
+        /// server's other tasks are never starved by image work (`webimage serve` renders so).
+        ///
+        /// ```swift
+        /// configuration.workExecutor = ImageWorkExecutor(threads: 2)
+        /// ```
+        public var workExecutor: ImageWorkExecutor?
+        /// The memory decoded pixels may take (see ``MemoryBudget``): a decode or a processing
+        /// step reserves what it will allocate first, the memory cache (when it is a
+        /// ``MemoryCache``) gives memory back to make room, and work waits for room at most
+        /// ``memoryBudgetWait``. Default: ``MemoryBudget/shared``, one per process; `nil`: none.
+        public var memoryBudget: MemoryBudget? = .shared
+        /// How long a decode may wait for room in ``memoryBudget`` before it fails with
+        /// ``ImagePipelineError/overBudget(_:)`` (30 s).
+        public var memoryBudgetWait: Duration = .seconds(30)
 
         public init(
             downloader: ImageDownloader = ImageDownloader(),

@@ -15,6 +15,9 @@ public indirect enum ImagePipelineError: Error, Sendable, Equatable, CustomStrin
     case processingFailed(ImageProcessingError)
     /// ``ImageLoadingOptions/fromCacheOnly`` and no cache has the image.
     case notCached
+    /// The pixels would not fit the ``MemoryBudget`` (more than all of it, or no room came
+    /// within ``ImagePipeline/Configuration/memoryBudgetWait``); nothing was cached.
+    case overBudget(MemoryBudgetError)
     /// The caller cancelled.
     case cancelled
 
@@ -24,6 +27,7 @@ public indirect enum ImagePipelineError: Error, Sendable, Equatable, CustomStrin
         case .decodingFailed(let error): error.description
         case .processingFailed(let error): error.description
         case .notCached: "not in any cache (cache-only request)"
+        case .overBudget(let error): error.description
         case .cancelled: "cancelled"
         }
     }

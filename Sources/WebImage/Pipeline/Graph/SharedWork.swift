@@ -59,6 +59,10 @@ final class SharedWork<Key: Hashable & Sendable, Value: Sendable, Event: Sendabl
     }
 
     private let jobs = Locked<[Key: Job]>([:])
+    /// Where the work's tasks run (`nil`: the cooperative pool).
+    private let executor: (any TaskExecutor)?
+
+    init(executor: (any TaskExecutor)? = nil) { self.executor = executor }
     private let ids = Atomic<UInt64>(0)
     /// Jobs started (not joined): how many times the work really ran. For tests and metrics.
     private let started = Atomic<Int>(0)
@@ -104,7 +108,7 @@ final class SharedWork<Key: Hashable & Sendable, Value: Sendable, Event: Sendabl
                     // Detached (no task-locals or priority of whoever came first), but the first
                     // caller's trace context is kept so the job's spans are children of its request.
                     let trace = ServiceContext.current ?? .topLevel
-                    let task = Task.detached(priority: priority.taskPriority) {
+                    let task = Task.detached(executorPreference: executor, priority: priority.taskPriority) {
                         let result: Result<Value, any Error>
                         do {
                             result = .success(try await ServiceContext.withValue(trace) { try await work(context) })

@@ -35,10 +35,11 @@ extension ImagePipeline {
                 context.send(.preview(preview))
             }
         }
+        let reservation = try await reserveMemory(toDecode: original.data, request: request, coders: coders)
         do {
             let image = try decode(original.data, request: request, coders: coders)
             await commitOriginal(original, request: request)
-            return DecodedImage(image: image, original: original)
+            return DecodedImage(image: image, original: original, reservation: reservation)
         } catch {
             logger.debug("decoding failed", metadata: ["url": "\(request.url)", "source": "\(original.source)", "error": "\(error)"])
             guard original.source == .disk, !request.options.contains(.fromCacheOnly) else {
@@ -70,6 +71,21 @@ extension ImagePipeline {
         // neither caches nor delivers it (the coders give it to direct callers, flagged).
         guard !image.isPartial else { throw .corrupt(format: image.format, reason: "data ends early (partial image)") }
         return image
+    }
+
+    /// Reserves in the memory budget what decoding `data` allocates (from its header: every
+    /// frame kept, at the size the decode makes), waiting for room as configured. `nil` without a
+    /// budget, for header-only requests, and for data whose header does not read (the decode
+    /// then fails on its own).
+    private func reserveMemory(toDecode data: Data, request: ImageRequest, coders: ImageCoderRegistry) async throws -> MemoryBudget.Reservation? {
+        guard let budget = configuration.memoryBudget, !request.options.contains(.avoidDecode),
+              let header = try? coders.readHeader(data) else { return nil }
+        do {
+            return try await budget.reserve(MemoryBudget.bytes(toDecode: header, options: decodingOptions(for: request)),
+                                            waitingAtMost: configuration.memoryBudgetWait)
+        } catch {
+            throw error == .cancelled ? ImagePipelineError.cancelled : ImagePipelineError.overBudget(error)
+        }
     }
 
     /// The pipeline's decoding options with the request's thumbnail, first-frame and

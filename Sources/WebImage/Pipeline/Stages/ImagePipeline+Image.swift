@@ -39,12 +39,15 @@ extension ImagePipeline {
         var image = decoded.image
         let processors = request.context.processors
         if !processors.isEmpty, image.isDecoded {
+            let animated = request.options.contains(.transformAnimatedImage)
+            let reservation = try await reserveMemory(toProcess: image, with: processors, animated: animated)
+            defer { reservation?.release() }
             counters.processings.add(1, ordering: .relaxed)
             let started = ContinuousClock.now
             defer { metrics.processDuration.recordNanoseconds((ContinuousClock.now - started).nanoseconds) }
             do {
                 image = try withSpan("webimage.process") { _ in
-                    try image.processed(by: processors, animated: request.options.contains(.transformAnimatedImage))
+                    try image.processed(by: processors, animated: animated)
                 }
             } catch let error as ImageProcessingError {
                 throw ImagePipelineError.processingFailed(error)
@@ -60,6 +63,28 @@ extension ImagePipeline {
         return ImageResponse(
             image: image, data: decoded.original.data, source: source, httpResponse: decoded.original.httpResponse,
             request: request, isRevalidated: decoded.original.isRevalidated, isStale: decoded.original.isStale)
+    }
+
+    /// Reserves in the memory budget what processing allocates: every processed frame kept,
+    /// and the largest intermediate of one frame (each step's size from ``ImageProcessing/outputSize(width:height:)``).
+    private func reserveMemory(
+        toProcess image: Image, with processors: [any ImageProcessing], animated: Bool
+    ) async throws(ImagePipelineError) -> MemoryBudget.Reservation? {
+        guard let budget = configuration.memoryBudget else { return nil }
+        var size = (width: image.pixelWidth, height: image.pixelHeight), peak = 0
+        for processor in processors {
+            size = processor.outputSize(width: size.width, height: size.height)
+            peak = max(peak, MemoryBudget.area(size.width, size.height))
+        }
+        let frames = animated ? max(image.frames.count, 1) : 1
+        let (kept, overflow) = MemoryBudget.area(size.width, size.height).multipliedReportingOverflow(by: frames)
+        let (pixels, overflow2) = kept.addingReportingOverflow(peak)
+        let bytes = overflow || overflow2 || pixels > Int.max / 4 ? Int.max : pixels * 4
+        do {
+            return try await budget.reserve(bytes, waitingAtMost: configuration.memoryBudgetWait)
+        } catch {
+            throw error == .cancelled ? .cancelled : .overBudget(error)
+        }
     }
 
     /// A processed variant stored on disk earlier (fresh), decoded without processing again.

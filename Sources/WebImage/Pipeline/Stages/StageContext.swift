@@ -15,4 +15,7 @@ typealias ImageContext = SharedWork<String, ImageResponse, StageEvent>.Context
 struct DecodedImage: Sendable {
     var image: Image
     var original: OriginalData
+    /// The memory budget's reservation for the decoded pixels: held as long as this value is
+    /// (by the decode job's subscribers while they process it), released when the last copy goes.
+    var reservation: MemoryBudget.Reservation? = nil
 }

@@ -1,0 +1,81 @@
+import DequeModule
+import Foundation
+
+/// Threads of their own for CPU-bound image work — decoding, processing, encoding — so that it
+/// never occupies Swift's cooperative pool.
+///
+/// The cooperative pool has as many threads as cores. Image work runs for whole seconds without
+/// an `await`, so as many heavy renders as cores would hold every pool thread: timers, health
+/// checks, cache hits and every other task of the process would wait for them. Work given to
+/// this executor (`Task(executorPreference:)`, or ``ImagePipeline/Configuration/workExecutor``
+/// for the pipeline's decode and process stages) runs on its threads instead, at most
+/// ``threadCount`` jobs at once, first come first served; the pool stays free. The operating
+/// system shares the cores between both, so nothing is starved.
+///
+/// ```swift
+/// let renders = ImageWorkExecutor(threads: 2)
+/// let thumbnail = try await Task(executorPreference: renders) {
+///     try ImageCoderRegistry.default.decode(data, options: .init(thumbnailMaxPixelSize: 256))
+/// }.value
+/// ```
+public final class ImageWorkExecutor: TaskExecutor, @unchecked Sendable {
+    // `@unchecked`: `jobs` and `stopped` are read and written only while `condition` is locked;
+    // everything else is set in `init` and never changes.
+    private let condition = NSCondition()
+    private var jobs = Deque<UnownedJob>()
+    private var stopped = false
+    /// The threads that run jobs.
+    public let threadCount: Int
+
+    /// Starts `threads` threads (at least one), named `name-0`, `name-1`, …; they run until
+    /// ``shutdown()``.
+    public init(threads: Int, name: String = "webimage-work") {
+        threadCount = max(1, threads)
+        for index in 0..<threadCount {
+            // Named from inside: on Linux a name set before `start()` is lost, and the thread
+            // keeps its creator's.
+            let thread = Thread { [self] in
+                Thread.current.name = "\(name)-\(index)"
+                self.run()
+            }
+            thread.start()
+        }
+    }
+
+    /// Jobs waiting for a thread now.
+    public var queuedJobs: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return jobs.count
+    }
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Lets the threads end once the jobs already queued have run. Jobs enqueued afterwards
+    /// never run: call it only when nothing uses the executor any more.
+    public func shutdown() {
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty, !stopped { condition.wait() }
+            guard let job = jobs.popFirst() else {
+                condition.unlock()
+                return
+            }
+            condition.unlock()
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
+    }
+}
