@@ -17,17 +17,12 @@ struct ImageRenderer: Sendable {
         var encode: Duration = .zero
     }
 
-    func render(_ source: Data, header: ImageHeader) throws(ImageServerError) -> (Data, Timings) {
+    /// Renders `source`, decoded with `options` (``decodingOptions(_:header:)``, as priced).
+    func render(_ source: Data, header: ImageHeader, options: ImageDecodingOptions) throws(ImageServerError) -> (Data, Timings) {
         var timings = Timings()
         let clock = ContinuousClock()
-        let animated = header.frameCount > 1 && FormatNegotiation.keepsAnimation(outputFormat)
-        var options = ImageDecodingOptions(maxPixelCount: maxPixels, firstFrameOnly: !animated)
-        // `fit=inside` alone: the decoder makes the output size itself (JPEG and WebP from a
-        // reduced decode, one resampling pass), and no resize follows. Otherwise it decodes at
-        // a size that still covers the result, whatever the orientation.
+        let animated = keepsAnimation(header)
         let inside = insideTarget(source, header)
-        if let inside { options.thumbnailMaxPixelSize = max(inside.width, inside.height) }
-        else if processors.isEmpty { options.thumbnailMaxPixelSize = decodeSide(header) }
         var start = clock.now
         let decoded: Image
         do { decoded = try ImageCoderRegistry.default.decode(source, options: options) } catch { throw ImageServerError(error) }
@@ -59,6 +54,21 @@ struct ImageRenderer: Sendable {
         }
         timings.encode = clock.now - start
         return (data, timings)
+    }
+
+    /// How the source is decoded (``RenderBudget`` adds the frames kept): `fit=inside` alone at the output
+    /// size itself (JPEG and WebP from a reduced decode, one resampling pass, and no resize
+    /// follows), or at a size that still covers the result, whatever the orientation.
+    func decodingOptions(_ source: Data, header: ImageHeader) -> ImageDecodingOptions {
+        var options = ImageDecodingOptions(maxPixelCount: maxPixels, firstFrameOnly: !keepsAnimation(header))
+        if let inside = insideTarget(source, header) { options.thumbnailMaxPixelSize = max(inside.width, inside.height) }
+        else if processors.isEmpty { options.thumbnailMaxPixelSize = decodeSide(header) }
+        return options
+    }
+
+    /// Whether the result is an animation: the source has frames and the output format keeps them.
+    func keepsAnimation(_ header: ImageHeader) -> Bool {
+        header.frameCount > 1 && FormatNegotiation.keepsAnimation(outputFormat)
     }
 
     /// The resize `w`, `h` and `fit` ask for: `inside` never enlarges; `cover` and `fill`

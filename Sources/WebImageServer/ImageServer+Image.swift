@@ -28,6 +28,8 @@ extension ImageServer {
         }
         let query = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
         let parameters = try ImageParameters(query: query, maxSide: configuration.maxOutputSide)
+        let processors = parameters.processors
+        try RenderBudget(configuration).check(steps: processors.count)
         let source = parameters.url.absoluteString
         if !configuration.allowedSources.isEmpty, !configuration.allowedSources.contains(where: { source.hasPrefix($0) }) {
             throw ImageServerError(status: 403, code: "source_not_allowed", message: "this source is not on the allowed list")
@@ -74,13 +76,35 @@ extension ImageServer {
         }
 
         let renderer = ImageRenderer(
-            parameters: parameters, processors: parameters.processors, outputFormat: format,
+            parameters: parameters, processors: processors, outputFormat: format,
             quality: parameters.quality ?? configuration.defaultQuality,
             maxPixels: configuration.maxSourcePixels, maxSide: configuration.maxOutputSide)
+        let reservation: MemoryBudget.Reservation, decoding: ImageDecodingOptions
+        do throws(ImageServerError) {
+            let price = try RenderBudget(configuration).price(original.data, header: original.header, renderer: renderer)
+            decoding = price.decoding
+            // Room in the process's memory budget first: a render waits for it (at most the
+            // processing timeout), then is refused with 503, instead of allocating past it.
+            do {
+                reservation = try await memoryBudget.reserve(price.bytes, waitingAtMost: configuration.processingTimeout)
+            } catch {
+                throw price.bytes > memoryBudget.limit
+                    ? ImageServerError(status: 422, code: "output_too_large", message: "the render would need \(price.bytes >> 20) MB, more than the server's memory budget")
+                    : ImageServerError.overBudget
+            }
+        } catch {
+            slot.release()
+            throw error
+        }
         let data = original.data, header = original.header
-        let work = Task.detached { () -> Result<(Data, ImageRenderer.Timings), ImageServerError> in
-            defer { slot.release() }
-            do throws(ImageServerError) { return .success(try renderer.render(data, header: header)) } catch { return .failure(error) }
+        // On the render threads, not the cooperative pool: however heavy, renders leave the
+        // event loops, timers, `/health` and cache hits their threads.
+        let work = Task.detached(executorPreference: renderExecutor) { () -> Result<(Data, ImageRenderer.Timings), ImageServerError> in
+            defer {
+                reservation.release()
+                slot.release()
+            }
+            do throws(ImageServerError) { return .success(try renderer.render(data, header: header, options: decoding)) } catch { return .failure(error) }
         }
         fetchStart = clock.now
         guard let outcome = await Deadline.value(of: work, timeout: configuration.processingTimeout) else {

@@ -29,18 +29,24 @@ public final class ImageServer: Sendable {
     let results: ResultCache
     let metrics: ServerMetrics
     let logger: Logger
+    /// The threads renders run on, apart from the cooperative pool (see ``ImageWorkExecutor``).
+    let renderExecutor: ImageWorkExecutor
+    /// The memory renders may take at once (``ImageServerConfiguration/memoryBudgetBytes``).
+    public let memoryBudget: MemoryBudget
 
     public init(configuration: ImageServerConfiguration, registry: PrometheusCollectorRegistry = .init(), logger: Logger = Logger(label: "webimage.server")) throws {
         self.configuration = configuration
         self.registry = registry
         self.logger = logger
         signer = URLSigner(keys: configuration.signingKeys)
+        renderExecutor = ImageWorkExecutor(threads: configuration.renderThreads, name: "webimage-render")
+        memoryBudget = MemoryBudget(limit: configuration.memoryBudgetBytes)
         queue = RenderQueue(
             maxRunning: configuration.maxConcurrentRenders, maxWaiting: configuration.maxQueuedRenders,
             maxPerClient: configuration.maxRendersPerClient)
         results = try ResultCache(memoryBytes: configuration.resultMemoryBytes, directory: configuration.resultCacheDirectory)
         metrics = ServerMetrics(factory: PrometheusMetricsFactory(registry: registry))
-        pipeline = try Self.makePipeline(configuration)
+        pipeline = try Self.makePipeline(configuration, budget: memoryBudget)
         if !signer.isEnabled {
             logger.warning("no signing key configured: /img accepts unsigned URLs (give --key or WEBIMAGE_KEY)")
         }
@@ -49,12 +55,14 @@ public final class ImageServer: Sendable {
         }
     }
 
+    deinit { renderExecutor.shutdown() }
+
     static func defaultConnector(_ configuration: ImageServerConfiguration) throws -> PinnedHTTPConnector {
         if configuration.sourceTrustedCertificates.isEmpty { return PinnedHTTPConnector(connectTimeout: configuration.fetchTimeout) }
         return try PinnedHTTPConnector(connectTimeout: configuration.fetchTimeout, trustingPEM: configuration.sourceTrustedCertificates)
     }
 
-    static func makePipeline(_ configuration: ImageServerConfiguration) throws -> ImagePipeline {
+    static func makePipeline(_ configuration: ImageServerConfiguration, budget: MemoryBudget) throws -> ImagePipeline {
         var download = ImageDownloaderConfiguration()
         download.timeout = configuration.fetchTimeout
         download.maxBodySize = configuration.maxSourceBytes
@@ -65,12 +73,14 @@ public final class ImageServer: Sendable {
             connector: try configuration.connector ?? Self.defaultConnector(configuration))
         var decoding = ImageDecodingOptions.default
         decoding.maxPixelCount = configuration.maxSourcePixels
-        return ImagePipeline(configuration: .init(
+        var pipeline = ImagePipeline.Configuration(
             downloader: ImageDownloader(loader: loader, configuration: download),
             memoryCache: nil,
             memoryDataCache: configuration.sourceMemoryBytes > 0 ? MemoryDataCache(costLimit: configuration.sourceMemoryBytes) : nil,
             dataCache: try configuration.sourceCacheDirectory.map { try DiskCache(directory: $0) },
-            decodingOptions: decoding))
+            decodingOptions: decoding)
+        pipeline.memoryBudget = budget
+        return ImagePipeline(configuration: pipeline)
     }
 
     /// Adds `GET img`, `health`, `ready` and `metrics` to `router` (a router or a group).

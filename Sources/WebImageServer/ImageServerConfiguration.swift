@@ -1,4 +1,5 @@
 public import Foundation
+import WebImage
 
 /// Everything `webimage serve` can be told: security, limits, caches and response headers.
 ///
@@ -40,10 +41,29 @@ public struct ImageServerConfiguration: Sendable {
     public var processingTimeout: Duration = .seconds(10)
     /// Largest side of a result (and of `w`, `h`), in pixels (8192).
     public var maxOutputSide = 8192
+    /// The work one request may ask for: the result's pixels × its frames, and every
+    /// intermediate of one frame, at most this many (50 MP). Priced from the source's header
+    /// before any pixel work; over it: `422 output_too_large`. Enlargement happens only inside it.
+    public var maxOutputPixels = 50_000_000
+    /// Frames of an animated source kept (256); later frames are dropped, as imgproxy's
+    /// `MAX_ANIMATION_FRAMES` does, and are neither decoded nor counted.
+    public var maxAnimationFrames = 256
+    /// Steps `process=` may have (16); more: `400 bad_parameter`.
+    public var maxProcessSteps = 16
 
     /// Requests fetched and rendered at once (twice the number of cores, as imgproxy's workers:
     /// a slot is held from the source fetch to the end of the render).
     public var maxConcurrentRenders = ProcessInfo.processInfo.activeProcessorCount * 2
+    /// Threads that decode, process and encode (one per core): renders run on these, never on
+    /// Swift's cooperative pool, so `/health`, `/metrics`, cache hits and the deadlines' timers
+    /// answer however heavy the renders are. Renders beyond it wait for a thread.
+    public var renderThreads = ProcessInfo.processInfo.activeProcessorCount
+    /// The memory renders may hold at once, in bytes (``MemoryBudget/defaultLimit``: half the
+    /// cgroup limit, or half of physical memory). Each render reserves its price (decoded
+    /// source, intermediates, result frames, encoder buffers) before decoding and waits for room
+    /// at most the processing timeout: then `503 over_budget`; a render priced over the whole
+    /// budget is `422 output_too_large`.
+    public var memoryBudgetBytes = MemoryBudget.defaultLimit
     /// Requests that may wait for a render slot; more get `429` with `Retry-After` (64).
     public var maxQueuedRenders = 64
     /// Renders one client may run or wait for at once; `nil` (the default) sets no per-client

@@ -13,6 +13,7 @@ import WebImage
 /// | 415 | `not_an_image` |
 /// | 422 | `undecodable`, `unprocessable` |
 /// | 429 | `busy` |
+/// | 503 | `over_budget` |
 /// | 502 | `source_error` |
 /// | 504 | `source_timeout`, `processing_timeout` |
 public struct ImageServerError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -31,6 +32,7 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
     static func badParameter(_ message: String) -> Self { .init(status: 400, code: "bad_parameter", message: message) }
     static let busy = Self(status: 429, code: "busy", message: "too many images are being rendered; try again shortly")
     static let processingTimeout = Self(status: 504, code: "processing_timeout", message: "rendering the image took too long")
+    static let overBudget = Self(status: 503, code: "over_budget", message: "the server has no memory free for this image now; try again shortly")
 
     /// The server's answer to a pipeline failure.
     init(_ error: ImagePipelineError) {
@@ -41,6 +43,8 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
             self.init(status: 422, code: "unprocessable", message: processing.description)
         case .notCached, .cancelled:
             self.init(status: 502, code: "source_error", message: "the source could not be fetched")
+        case .overBudget:
+            self = .overBudget
         }
     }
 
@@ -85,6 +89,8 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
             // Switched off or not installed on this server: like an unsupported format; the
             // library's message stays in the log.
             self.init(status: 415, code: "not_an_image", message: "\(format) sources are not supported here")
+        case .cancelled:
+            self = .processingTimeout
         }
     }
 

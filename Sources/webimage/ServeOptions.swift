@@ -20,8 +20,13 @@ struct ServeOptions: ParsableArguments {
     @Option(help: "Seconds allowed to fetch a source (WEBIMAGE_FETCH_TIMEOUT; default 5).") var fetchTimeout: Double?
     @Option(help: "Seconds allowed to decode, process and encode (WEBIMAGE_PROCESSING_TIMEOUT; default 10).") var processingTimeout: Double?
     @Option(help: "Largest side of a result in pixels (WEBIMAGE_MAX_OUTPUT_SIDE; default 8192).") var maxOutputSide: Int?
+    @Option(help: "Most pixels a result may have, all frames counted (WEBIMAGE_MAX_OUTPUT_PIXELS; default 50000000).") var maxOutputPixels: Int?
+    @Option(help: "Frames of an animation kept; later ones are dropped (WEBIMAGE_MAX_ANIMATION_FRAMES; default 256).") var maxAnimationFrames: Int?
+    @Option(help: "Most steps in process= (WEBIMAGE_MAX_PROCESS_STEPS; default 16).") var maxProcessSteps: Int?
+    @Option(help: "Memory renders may hold at once, in MB (WEBIMAGE_MEMORY_BUDGET_MB; default: half the cgroup limit or of physical memory).") var memoryBudgetMb: Int?
     @Option(help: "Requests fetched and rendered at once (WEBIMAGE_CONCURRENCY; default: twice the number of cores).") var concurrency: Int?
     @Option(help: "Requests waiting for a render before 429 (WEBIMAGE_QUEUE; default 64).") var queue: Int?
+    @Option(help: "Threads that decode, process and encode, apart from the server's own (WEBIMAGE_RENDER_THREADS; default: the number of cores).") var renderThreads: Int?
     @Option(help: "Renders one client (its address; behind a local proxy, the last X-Forwarded-For entry) may have running or waiting (WEBIMAGE_PER_CLIENT; default: no limit).")
     var perClient: Int?
     @Option(help: "Cache-Control max-age of images in seconds (WEBIMAGE_MAX_AGE; default 31536000).") var maxAge: Int?
@@ -55,7 +60,11 @@ struct ServeOptions: ParsableArguments {
         return pem
     }
 
-    static func seconds(_ value: Double) -> Duration { .milliseconds(Int((value * 1000).rounded())) }
+    /// `value` seconds; a negative, non-finite or absurd value (over a year) is refused, never trapped on.
+    static func seconds(_ value: Double) throws -> Duration {
+        guard value.isFinite, value >= 0, value <= 31_536_000 else { throw CLIError("\(value) is not a number of seconds from 0 to 31536000") }
+        return .milliseconds(Int((value * 1000).rounded()))
+    }
 
     /// The listening address and the server configuration.
     func resolve(environment: [String: String] = ProcessInfo.processInfo.environment) throws
@@ -69,11 +78,31 @@ struct ServeOptions: ParsableArguments {
         c.sourceTrustedCertificates = try Self.list(sourceCAFiles, "WEBIMAGE_SOURCE_CA_FILE", env).map(Self.certificates)
         if let v = try Self.value(maxSourceBytes, "WEBIMAGE_MAX_SOURCE_BYTES", env) { c.maxSourceBytes = v }
         if let v = try Self.value(maxSourcePixels, "WEBIMAGE_MAX_SOURCE_PIXELS", env) { c.maxSourcePixels = v }
-        if let v = try Self.value(fetchTimeout, "WEBIMAGE_FETCH_TIMEOUT", env) { c.fetchTimeout = Self.seconds(v) }
-        if let v = try Self.value(processingTimeout, "WEBIMAGE_PROCESSING_TIMEOUT", env) { c.processingTimeout = Self.seconds(v) }
+        if let v = try Self.value(fetchTimeout, "WEBIMAGE_FETCH_TIMEOUT", env) { c.fetchTimeout = try Self.seconds(v) }
+        if let v = try Self.value(processingTimeout, "WEBIMAGE_PROCESSING_TIMEOUT", env) { c.processingTimeout = try Self.seconds(v) }
         if let v = try Self.value(maxOutputSide, "WEBIMAGE_MAX_OUTPUT_SIDE", env) { c.maxOutputSide = v }
+        if let v = try Self.value(maxOutputPixels, "WEBIMAGE_MAX_OUTPUT_PIXELS", env) {
+            guard v >= 1 else { throw CLIError("the output pixel limit must be at least 1") }
+            c.maxOutputPixels = v
+        }
+        if let v = try Self.value(maxAnimationFrames, "WEBIMAGE_MAX_ANIMATION_FRAMES", env) {
+            guard v >= 1 else { throw CLIError("the animation frame limit must be at least 1") }
+            c.maxAnimationFrames = v
+        }
+        if let v = try Self.value(memoryBudgetMb, "WEBIMAGE_MEMORY_BUDGET_MB", env) {
+            guard (1...(1 << 30)).contains(v) else { throw CLIError("the memory budget must be from 1 MB") }
+            c.memoryBudgetBytes = v << 20
+        }
+        if let v = try Self.value(maxProcessSteps, "WEBIMAGE_MAX_PROCESS_STEPS", env) {
+            guard v >= 0 else { throw CLIError("the process step limit must be 0 or more") }
+            c.maxProcessSteps = v
+        }
         if let v = try Self.value(concurrency, "WEBIMAGE_CONCURRENCY", env) { c.maxConcurrentRenders = v }
         if let v = try Self.value(queue, "WEBIMAGE_QUEUE", env) { c.maxQueuedRenders = v }
+        if let v = try Self.value(renderThreads, "WEBIMAGE_RENDER_THREADS", env) {
+            guard (1...1024).contains(v) else { throw CLIError("the render threads must be from 1 to 1024") }
+            c.renderThreads = v
+        }
         c.maxRendersPerClient = try Self.value(perClient, "WEBIMAGE_PER_CLIENT", env)
         if let v = try Self.value(maxAge, "WEBIMAGE_MAX_AGE", env) { c.cacheMaxAge = v }
         if let v = try Self.value(errorMaxAge, "WEBIMAGE_ERROR_MAX_AGE", env) { c.errorMaxAge = v }
@@ -92,7 +121,7 @@ struct ServeOptions: ParsableArguments {
         guard (0...65535).contains(port) else { throw CLIError("the port must be from 0 to 65535") }
         return (
             try Self.value(host, "WEBIMAGE_HOST", env) ?? "127.0.0.1", port,
-            Self.seconds(try Self.value(shutdownTimeout, "WEBIMAGE_SHUTDOWN_TIMEOUT", env) ?? 30),
+            try Self.seconds(try Self.value(shutdownTimeout, "WEBIMAGE_SHUTDOWN_TIMEOUT", env) ?? 30),
             try Self.value(logLevel, "WEBIMAGE_LOG_LEVEL", env) ?? "info", c)
     }
 }
