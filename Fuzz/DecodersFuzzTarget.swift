@@ -14,10 +14,16 @@ private let decoders: [any ImageDecoding] = [JPEGCoder(), PNGCoder(), GIFCoder()
 private let progressive: [any ProgressiveImageDecoding] = [JPEGCoder(), PNGCoder(), WebPCoder()]
 private let incremental: [(any ProgressiveImageDecoding, ImageFormat)] = [(JPEGCoder(), .jpeg), (WebPCoder(), .webp), (PNGCoder(), .png)]
 
-/// `WEBIMAGE_FUZZ_ONLY=tiff|gif|jxl|apng|bmp|ico|cur` (scripts/fuzz) fuzzes that decoder alone.
+/// `WEBIMAGE_FUZZ_ONLY=jpeg|png|gif|webp|avif|heif|tiff|jxl|apng|bmp|ico|cur` (scripts/fuzz)
+/// fuzzes that decoder alone (its frame-by-frame decoder too, for the animated formats).
 private let only: (any ImageDecoding)? = switch ProcessInfo.processInfo.environment["WEBIMAGE_FUZZ_ONLY"] {
-case "tiff": TIFFCoder()
+case "jpeg": JPEGCoder()
+case "png": PNGCoder()
 case "gif": GIFCoder()
+case "webp": WebPCoder()
+case "avif": AVIFCoder()
+case "heif": HEIFCoder()
+case "tiff": TIFFCoder()
 case "jxl": JXLCoder()
 case "apng": APNGCoder()
 case "bmp": BMPCoder()
@@ -39,6 +45,7 @@ public func fuzzDecoders(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
         _ = try? only.readHeader(data)
         _ = try? only.decode(data, options: options)
         _ = try? only.decode(data, options: thumbnail)
+        walkAnimation(only, data)
         return 0
     }
     _ = ImageFormat(sniffing: data)
@@ -63,15 +70,21 @@ public func fuzzDecoders(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
 }
 
 private func fuzzAnimations(_ data: Data) {
-    // Animations frame by frame, from every animated decoder: forward, then back to the start.
-    for decoder in decoders {
-        guard let animation = try? decoder.animatedDecoder(for: data, options: options) else { continue }
-        let count = min(animation.frameCount, 16)
-        for index in 0..<count {
-            _ = animation.duration(at: index)
-            _ = try? animation.frame(at: index)
-        }
-        if count > 1 { _ = try? animation.frame(at: 0) }
+    for decoder in decoders { walkAnimation(decoder, data) }
+}
+
+/// The animation frame by frame: every duration, then frames forward (as many as the full
+/// decode's pixel limit, canvas × frames, allows: no frame-count cap, so long animations and
+/// their timestamps are explored as far as real files go), then back to the start and to the last.
+private func walkAnimation(_ decoder: any ImageDecoding, _ data: Data) {
+    guard let animation = try? decoder.animatedDecoder(for: data, options: options) else { return }
+    for index in 0..<animation.frameCount { _ = animation.duration(at: index) }
+    let canvas = max(animation.pixelWidth * animation.pixelHeight, 1)
+    let count = min(animation.frameCount, max(options.maxPixelCount / canvas, 1))
+    for index in 0..<count { _ = try? animation.frame(at: index) }
+    if count > 1 {
+        _ = try? animation.frame(at: 0)
+        _ = try? animation.frame(at: count - 1)
     }
 }
 

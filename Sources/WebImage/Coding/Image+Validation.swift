@@ -16,7 +16,8 @@ extension Image {
             return "\(bytesPerRow) bytes per row cannot hold \(pixelWidth) pixels"
         }
         let (rows, overflowRows) = bytesPerRow.multipliedReportingOverflow(by: pixelHeight - 1)
-        guard !overflowRows, pixels.count >= rows + rowBytes else {
+        let (needed, overflowNeeded) = rows.addingReportingOverflow(rowBytes)
+        guard !overflowRows, !overflowNeeded, pixels.count >= needed else {
             return "\(pixels.count) bytes of pixels cannot hold \(pixelWidth) × \(pixelHeight) pixels at \(bytesPerRow) bytes per row"
         }
         let frameBytes = rowBytes * pixelHeight
@@ -29,5 +30,18 @@ extension Image {
     /// Throws ``ImageEncodingError/encodingFailed(format:reason:)`` when ``bufferProblem`` finds one.
     func checkEncodable(as format: ImageFormat) throws(ImageEncodingError) {
         if let problem = bufferProblem { throw .encodingFailed(format: format, reason: problem) }
+    }
+
+    /// ``checkEncodable(as:)``, then sides of at most `maxSide` pixels (the format's, or what its
+    /// C library takes as an `int`) and, when the library reads rows at ``bytesPerRow``, a row
+    /// stride that fits `Int32`: checked before any `Int32(_:)` could trap on a caller's sizes.
+    func checkEncodable(as format: ImageFormat, maxSide: Int, stridesAsInt32: Bool = false) throws(ImageEncodingError) {
+        try checkEncodable(as: format)
+        guard pixelWidth <= maxSide, pixelHeight <= maxSide else {
+            throw .encodingFailed(format: format, reason: "\(format) sides are at most \(maxSide) pixels, not \(pixelWidth) × \(pixelHeight)")
+        }
+        guard !stridesAsInt32 || bytesPerRow <= Int(Int32.max) else {
+            throw .encodingFailed(format: format, reason: "\(bytesPerRow) bytes per row is over what the encoder takes")
+        }
     }
 }

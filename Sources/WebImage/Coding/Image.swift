@@ -180,9 +180,22 @@ public struct Image: Sendable {
     /// `true` when the image holds more than one decoded frame.
     public var isAnimated: Bool { frames.count > 1 }
 
-    /// The sum of the frame durations (zero for still images).
+    /// The sum of the frame durations (zero for still images), saturating instead of trapping
+    /// when frames a caller built add up past what `Duration` holds.
     public var totalDuration: Duration {
-        frames.reduce(Duration.zero) { $0 + $1.duration }
+        var seconds: Int64 = 0, attoseconds: Int64 = 0
+        for frame in frames {
+            let (s, a) = frame.duration.components
+            // |a| < 10¹⁸ and |attoseconds| < 10¹⁸: the sum fits, and its whole seconds carry over.
+            attoseconds += a
+            let carry = attoseconds / 1_000_000_000_000_000_000
+            attoseconds -= carry * 1_000_000_000_000_000_000
+            let (partial, overflow1) = seconds.addingReportingOverflow(s)
+            let (sum, overflow2) = partial.addingReportingOverflow(carry)
+            guard !overflow1, !overflow2 else { return .seconds(s < 0 ? Int64.min : Int64.max) }
+            seconds = sum
+        }
+        return Duration(secondsComponent: seconds, attosecondsComponent: attoseconds)
     }
 
     /// Frame `index` as a still image (index 0 of a still image is the image itself).

@@ -31,4 +31,18 @@ public struct ImageFrame: Sendable, Equatable {
     public static func clampedDuration(milliseconds: Int) -> Duration {
         .milliseconds(milliseconds <= 10 ? 100 : milliseconds)
     }
+
+    /// The longest delay a decoder reports for a duration stored in seconds: `Int32.max` ms
+    /// (24.8 days), as long as libwebp's timestamps and JPEG XL's clamp go.
+    static let longestMilliseconds = Int(Int32.max)
+
+    /// ``clampedDuration(milliseconds:)`` of a duration in seconds computed by a C library from a
+    /// file's fields (libavif divides a 64-bit count of ticks by the timescale): NaN, infinity and
+    /// anything past ``longestMilliseconds`` are clamped before the conversion to `Int`, which
+    /// would trap on them.
+    static func clampedDuration(seconds: Double) -> Duration {
+        let milliseconds = (seconds * 1000).rounded()
+        guard milliseconds > 0 else { return clampedDuration(milliseconds: 0) }  // NaN too
+        return clampedDuration(milliseconds: milliseconds < Double(longestMilliseconds) ? Int(milliseconds) : longestMilliseconds)
+    }
 }

@@ -9,6 +9,10 @@ import Foundation
 enum APNGWriter {
     static func encode(_ image: Image) throws(ImageEncodingError) -> Data {
         let count = max(image.frames.count, 1)
+        // acTL counts frames in 32 bits, and fcTL/fdAT sequence numbers (two a frame) too.
+        guard count <= Int(UInt32.max / 2) else { throw .encodingFailed(format: .apng, reason: "\(count) frames are over APNG's count") }
+        // PNG's sides are 31-bit (and the UInt32 conversions below would trap past 32).
+        try image.checkEncodable(as: .apng, maxSide: Int(Int32.max))
         let opaque = image.isOpaque
         var out = PNGChunks.signature
         var sequence: UInt32 = 0
@@ -17,6 +21,10 @@ enum APNGWriter {
             still.isOpaque = opaque
             let png = try PNGCoder().encode(still, as: .png, quality: 1)
             let (ihdr, idat) = try compressedData(png)
+            // One IDAT or fdAT chunk holds the frame's data: its length field is 32 bits.
+            guard idat.count <= Int(UInt32.max) - 4 else {
+                throw .encodingFailed(format: .apng, reason: "frame \(index) compresses to over 4 GB")
+            }
             if index == 0 {
                 PNGChunks.append(PNGChunks.type("IHDR"), ihdr, to: &out)
                 var actl: [UInt8] = []
@@ -55,8 +63,9 @@ enum APNGWriter {
     }
 
     private static func frameControl(_ sequence: UInt32, _ image: Image, _ duration: Duration) -> [UInt8] {
-        let milliseconds = max(0, Int(duration / .milliseconds(1)))
-        let (numerator, denominator) = milliseconds <= 65_535 ? (milliseconds, 1000) : (min(milliseconds / 10, 65_535), 100)
+        // 16-bit numerator: up to 65,535 ms in 1/1000 s, then up to 655,350 ms in 1/100 s.
+        let milliseconds = duration.wholeMilliseconds(clampedTo: 0...655_350)
+        let (numerator, denominator) = milliseconds <= 65_535 ? (milliseconds, 1000) : (milliseconds / 10, 100)
         var fctl: [UInt8] = []
         PNGChunks.appendUInt32(sequence, to: &fctl)
         PNGChunks.appendUInt32(UInt32(image.pixelWidth), to: &fctl)

@@ -44,12 +44,14 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
     }
 
     public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data {
-        try image.checkEncodable(as: format)
+        // AV1's largest side is 65536; within it the `UInt32` sides and row bytes cannot overflow.
+        try image.checkEncodable(as: format, maxSide: 65_536)
+        let unitQuality = try EncodingQuality.unit(quality, format: .avif)
         try CodecLibrary.avif.checkEncoding(.avif)
         guard let encoder = avifEncoderCreate() else { throw .encodingFailed(format: .avif, reason: "cannot create encoder") }
         defer { avifEncoderDestroy(encoder) }
-        let lossless = quality >= 1
-        let quantizer = lossless ? Int32(AVIF_QUANTIZER_LOSSLESS) : Int32(((1 - min(max(quality, 0), 1)) * 63).rounded())
+        let lossless = unitQuality >= 1
+        let quantizer = lossless ? Int32(AVIF_QUANTIZER_LOSSLESS) : Int32(((1 - unitQuality) * 63).rounded())
         encoder.pointee.minQuantizer = quantizer
         encoder.pointee.maxQuantizer = quantizer
         encoder.pointee.minQuantizerAlpha = lossless ? quantizer : 0
@@ -61,7 +63,9 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
         for (index, still) in stills.enumerated() {
             let frame = try Self.yuvImage(still, lossless: lossless)
             defer { avifImageDestroy(frame) }
-            let milliseconds = image.frames.isEmpty ? 1 : max(1, Int(image.frames[index].duration / .milliseconds(1)))
+            // 1 ms … Int32.max ms a frame: a caller's Duration can be anything, and libavif adds
+            // the durations up in 64 bits.
+            let milliseconds = image.frames.isEmpty ? 1 : image.frames[index].duration.wholeMilliseconds(clampedTo: 1...Int(Int32.max))
             // Lossless sequences are all key frames: libaom 3.6's lossless inter frames were measured
             // to alter pixels (AVIFTests.sequenceKeepsFramesAndDurations).
             let flags = stills.count == 1 ? AVIF_ADD_IMAGE_FLAG_SINGLE.rawValue
@@ -85,11 +89,17 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
         rgb.depth = 8
         // libavif writes every pixel of a successful conversion (a failure throws the buffer away),
         // so it need not be zeroed first.
-        let count = Int(rgb.width) * Int(rgb.height) * 4
+        // The sides were checked against the pixel limit (through the header), and libavif caps
+        // them (16384 × 16384 by default); the products are checked all the same.
+        let (area, overflowArea) = Int(rgb.width).multipliedReportingOverflow(by: Int(rgb.height))
+        let (count, overflowCount) = area.multipliedReportingOverflow(by: 4)
+        guard !overflowArea, !overflowCount, let rowBytes = UInt32(exactly: Int(rgb.width) * 4) else {
+            throw .corrupt(format: .avif, reason: "image of \(rgb.width) × \(rgb.height) too large")
+        }
         var pixels = [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
         let status = pixels.withUnsafeMutableBufferPointer { out in
             rgb.pixels = out.baseAddress
-            rgb.rowBytes = rgb.width * 4
+            rgb.rowBytes = rowBytes
             return avifImageYUVToRGB(image, &rgb)
         }
         try check(status)

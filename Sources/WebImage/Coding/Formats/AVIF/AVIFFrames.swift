@@ -79,7 +79,7 @@ final class AVIFFrames: FrameSequencing {
     func duration(at index: Int) -> Duration {
         var timing = avifImageTiming()
         guard avifDecoderNthImageTiming(decoder, UInt32(index), &timing) == AVIF_RESULT_OK else { return ImageFrame.clampedDuration(milliseconds: 0) }
-        return ImageFrame.clampedDuration(milliseconds: Int((timing.duration * 1000).rounded()))
+        return ImageFrame.clampedDuration(seconds: timing.duration)
     }
 
     func next() throws(ImageDecodingError) -> ImageFrame? {
@@ -92,9 +92,9 @@ final class AVIFFrames: FrameSequencing {
         }
         var pixels = try AVIFCoder.rgba(image)
         if header.hasAlpha { _ = PixelOperations.premultiply(&pixels) }
-        let milliseconds = Int((decoder.pointee.imageTiming.duration * 1000).rounded())
+        let duration = ImageFrame.clampedDuration(seconds: decoder.pointee.imageTiming.duration)
         position += 1
-        return ImageFrame(pixels: sizing.shrink(pixels), duration: ImageFrame.clampedDuration(milliseconds: milliseconds))
+        return ImageFrame(pixels: sizing.shrink(pixels), duration: duration)
     }
 
     func rewind(toAtMost index: Int) {

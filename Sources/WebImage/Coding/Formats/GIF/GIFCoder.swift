@@ -74,7 +74,8 @@ public struct GIFCoder: ImageDecoding, ImageEncoding {
         writer.loopCount = image.frames.count > 1 ? image.loopCount : nil
         for (index, still) in stills.enumerated() {
             let (palette, indices, transparent) = GIFPalette.quantize(still)
-            let milliseconds = image.frames.isEmpty ? 0 : Int(image.frames[index].duration / .milliseconds(1))
+            // GIF's delays are 16-bit centiseconds: 0…655,350 ms (the rounding below stays in range).
+            let milliseconds = image.frames.isEmpty ? 0 : image.frames[index].duration.wholeMilliseconds(clampedTo: 0...655_350)
             writer.frames.append(GIFWriter.Frame(
                 left: 0, top: 0, width: image.pixelWidth, height: image.pixelHeight, indices: indices,
                 palette: palette, transparentIndex: transparent,

@@ -60,7 +60,11 @@ struct GIFScan {
         try counted.checkPixelLimit(header)
         let repairs = try options.allow(repairs, in: .gif, "the file breaks the GIF rules (\(repairs.names.joined(separator: ", ")))")
         // Frames may declare rectangles larger than the canvas; decoding them costs their area.
-        let decodedArea = lazily ? frameAreas.max() ?? 0 : frameAreas.prefix(options.framesToDecode(of: frameAreas.count)).reduce(0, +)
+        // Each area is under 2³² (16-bit sides); the sum saturates rather than trusting the frame count.
+        let decodedArea = lazily ? frameAreas.max() ?? 0 : frameAreas.prefix(options.framesToDecode(of: frameAreas.count)).reduce(0) {
+            let (sum, overflow) = $0.addingReportingOverflow($1)
+            return overflow ? Int.max : sum
+        }
         guard decodedArea <= options.maxPixelCount else {
             throw .tooManyPixels(width: header.pixelWidth, height: header.pixelHeight, frames: header.frameCount, limit: options.maxPixelCount)
         }

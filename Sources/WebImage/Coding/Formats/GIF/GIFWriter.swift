@@ -99,11 +99,21 @@ public struct GIFWriter: Sendable {
     }
 
     private func put(_ gif: UnsafeMutablePointer<GifFileType>, _ frame: Frame) throws(ImageEncodingError) {
-        guard frame.width > 0, frame.height > 0, frame.indices.count == frame.width * frame.height else {
+        // Every field is 16 bits in the file (the index 8): checked before the `Int32`
+        // conversions and the product below, which would trap on a caller's huge values.
+        guard (0...65_535).contains(frame.left), (0...65_535).contains(frame.top),
+              (1...65_535).contains(frame.width), (1...65_535).contains(frame.height) else {
+            throw .encodingFailed(format: .gif, reason: "a frame's position and size must be 0…65535 and 1…65535")
+        }
+        guard frame.indices.count == frame.width * frame.height else {
             throw .encodingFailed(format: .gif, reason: "frame indices do not match its size")
         }
+        if let index = frame.transparentIndex, !(0...255).contains(index) {
+            throw .encodingFailed(format: .gif, reason: "transparent index \(index) is not 0…255")
+        }
+        // A delay outside 0…65535 centiseconds is clamped to it.
         var control = GraphicsControlBlock(
-            DisposalMode: frame.disposal.rawValue, UserInputFlag: false, DelayTime: Int32(min(frame.delayCentiseconds, 65_535)),
+            DisposalMode: frame.disposal.rawValue, UserInputFlag: false, DelayTime: Int32(min(max(frame.delayCentiseconds, 0), 65_535)),
             TransparentColor: Int32(frame.transparentIndex ?? Int(NO_TRANSPARENT_COLOR)))
         var extensionBytes = [GifByteType](repeating: 0, count: 4)
         let length = EGifGCBToExtension(&control, &extensionBytes)

@@ -9,7 +9,9 @@ extension HEIFCoder {
     /// let heic = try HEIFCoder().encode(image, as: .heic, quality: 0.8)
     /// ```
     public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data {
-        try image.checkEncodable(as: format)
+        // libheif takes sides as `int`.
+        try image.checkEncodable(as: format, maxSide: Int(Int32.max))
+        let unitQuality = try EncodingQuality.unit(quality, format: .heic)
         try CodecLibrary.heif.checkEncoding(.heic)
         guard Self.initialized, let context = heif_context_alloc() else {
             throw .encodingFailed(format: .heic, reason: "cannot create encoder")
@@ -21,7 +23,7 @@ extension HEIFCoder {
         defer { heif_encoder_release(encoder) }
         heif_encoder_set_logging_level(encoder, 0)  // x265 would print its settings to stderr
         try Self.checkEncoding(
-            heif_encoder_set_lossy_quality(encoder, Int32((min(max(quality, 0), 1) * 100).rounded())), .heic)
+            heif_encoder_set_lossy_quality(encoder, Int32((unitQuality * 100).rounded())), .heic)
         let source = try Self.heifImage(image)
         defer { heif_image_release(source) }
         try Self.checkEncoding(heif_context_encode_image(context, source, encoder, nil, nil), .heic)

@@ -101,12 +101,12 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
     }
 
     public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data {
-        try image.checkEncodable(as: format)
+        try image.checkEncodable(as: format, maxSide: Self.maxSide, stridesAsInt32: true)
+        let q = Int32((try EncodingQuality.unit(quality, format: .jpeg) * 100).rounded())
         guard let handle = tjInitCompress() else { throw .encodingFailed(format: .jpeg, reason: "cannot create encoder") }
         defer { tjDestroy(handle) }
         var output: UnsafeMutablePointer<UInt8>?
         var size: UInt = 0
-        let q = Int32((min(max(quality, 0), 1) * 100).rounded())
         let sampling = grayscale ? TJSAMP_GRAY : TJSAMP_420
         let result = image.pixels.withUnsafeBufferPointer { src in
             tjCompress2(
@@ -123,6 +123,9 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
 
     // MARK: - Internals
 
+    /// JPEG's largest side (16 bits in the frame header).
+    static let maxSide = 65_535
+
     /// Writes a four-channel CMYK JPEG from packed CMYK bytes stored Adobe-inverted (0 = full
     /// ink), as Photoshop writes them; for tools and tests that need such files.
     ///
@@ -130,9 +133,11 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
     /// let cmyk = try JPEGCoder.encode(cmyk: [255, 0, 0, 255], width: 1, height: 1, quality: 0.9)  // red
     /// ```
     public static func encode(cmyk: [UInt8], width: Int, height: Int, quality: Double) throws(ImageEncodingError) -> Data {
-        guard cmyk.count == width * height * 4, width > 0, height > 0 else {
+        // Sides first, so that the product below cannot overflow.
+        guard (1...maxSide).contains(width), (1...maxSide).contains(height), cmyk.count == width * height * 4 else {
             throw .encodingFailed(format: .jpeg, reason: "CMYK buffer does not match the size")
         }
+        let unitQuality = try EncodingQuality.unit(quality, format: .jpeg)
         guard let handle = tjInitCompress() else { throw .encodingFailed(format: .jpeg, reason: "cannot create encoder") }
         defer { tjDestroy(handle) }
         var output: UnsafeMutablePointer<UInt8>?
@@ -140,7 +145,7 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
         let result = cmyk.withUnsafeBufferPointer { src in
             tjCompress2(
                 handle, src.baseAddress, Int32(width), Int32(width * 4), Int32(height), Int32(TJPF_CMYK.rawValue),
-                &output, &size, Int32(TJSAMP_444.rawValue), Int32(min(max(quality, 0.01), 1) * 100), 0)
+                &output, &size, Int32(TJSAMP_444.rawValue), Int32(max(unitQuality, 0.01) * 100), 0)
         }
         defer { if let output { tjFree(output) } }
         guard result == 0, let output else { throw .encodingFailed(format: .jpeg, reason: message(handle)) }

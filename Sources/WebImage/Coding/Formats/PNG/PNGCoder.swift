@@ -70,7 +70,8 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
     static let endOfData = String(cString: spng_strerror(SPNG_IO_EOF.rawValue))
 
     public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data {
-        try image.checkEncodable(as: format)
+        // PNG's sides are 31-bit (and a UInt32 conversion of more would trap).
+        try image.checkEncodable(as: format, maxSide: Int(Int32.max))
         guard let ctx = spng_ctx_new(Int32(SPNG_CTX_ENCODER.rawValue)) else {
             throw .encodingFailed(format: .png, reason: "cannot create encoder")
         }

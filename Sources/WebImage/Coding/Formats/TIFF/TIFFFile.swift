@@ -87,7 +87,9 @@ final class TIFFFile {
     /// height` RGBA8, premultiplied by libtiff, top row first in the order stored: the orientation
     /// tag is reported, not applied). Check ``rgbaRefusal()`` first.
     func readRGBA(_ page: Page, into raster: UnsafeMutableRawBufferPointer) throws(ImageDecodingError) {
-        guard raster.count >= page.width * page.height * 4 else { throw .corrupt(format: .tiff, reason: "raster too small") }
+        // Sides are 32-bit tags: their product (× 4) can pass Int.max.
+        let (area, overflow) = page.width.multipliedReportingOverflow(by: page.height)
+        guard !overflow, raster.count / 4 >= area else { throw .corrupt(format: .tiff, reason: "raster too small") }
         // Asking for the file's own orientation makes libtiff copy rows and columns as stored.
         let status = TIFFReadRGBAImageOriented(
             tiff, UInt32(page.width), UInt32(page.height), raster.baseAddress?.assumingMemoryBound(to: UInt32.self),

@@ -50,8 +50,11 @@ final class WebPAnimationFrames: FrameSequencing {
         }
         var pixels = Array(UnsafeBufferPointer(start: buffer, count: canvasWidth * canvasHeight * 4))
         _ = PixelOperations.premultiply(&pixels)
-        let frame = ImageFrame(
-            pixels: sizing.shrink(pixels), duration: ImageFrame.clampedDuration(milliseconds: Int(timestamp - previousTimestamp)))
+        // libwebp's timestamps are C `int` sums of the frames' durations and wrap past Int32.max
+        // (129 frames of the longest delay do); a duration is 24 bits, so the wrapping difference
+        // of consecutive timestamps is exactly the frame's duration.
+        let duration = Int(timestamp &- previousTimestamp)
+        let frame = ImageFrame(pixels: sizing.shrink(pixels), duration: ImageFrame.clampedDuration(milliseconds: duration))
         previousTimestamp = timestamp
         position += 1
         return frame

@@ -49,15 +49,15 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
     }
 
     public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data {
-        try image.checkEncodable(as: format)
+        let (w, h) = try Self.encodableSize(image)
         if image.frames.count > 1 { return try WebPAnimation.encode(image, quality: quality) }
+        let unitQuality = try EncodingQuality.unit(quality, format: .webp)
         let rgba = PixelOperations.unpremultiplied(image)
         var output: UnsafeMutablePointer<UInt8>?
-        let w = Int32(image.pixelWidth), h = Int32(image.pixelHeight), stride = Int32(image.pixelWidth * 4)
         let size = rgba.withUnsafeBufferPointer { src in
-            quality >= 1
-                ? WebPEncodeLosslessRGBA(src.baseAddress, w, h, stride, &output)
-                : WebPEncodeRGBA(src.baseAddress, w, h, stride, Float(min(max(quality, 0), 1) * 100), &output)
+            unitQuality >= 1
+                ? WebPEncodeLosslessRGBA(src.baseAddress, w, h, w * 4, &output)
+                : WebPEncodeRGBA(src.baseAddress, w, h, w * 4, Float(unitQuality * 100), &output)
         }
         defer { WebPFree(output) }
         guard size > 0, let output else { throw .encodingFailed(format: .webp, reason: "libwebp could not encode the image") }
@@ -65,6 +65,16 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
     }
 
     // MARK: - Internals
+
+    /// WebP's largest side (`WEBP_MAX_DIMENSION`).
+    static let maxSide = 16_383
+
+    /// The image's sides as libwebp takes them, after ``Image/checkEncodable(as:maxSide:stridesAsInt32:)``:
+    /// sides over ``maxSide`` are refused before any `Int32` conversion or stride product could overflow.
+    static func encodableSize(_ image: Image) throws(ImageEncodingError) -> (width: Int32, height: Int32) {
+        try image.checkEncodable(as: .webp, maxSide: maxSide)
+        return (Int32(image.pixelWidth), Int32(image.pixelHeight))  // 1…16383
+    }
 
     /// The header, and whether the file is an animation (even of one frame).
     static func inspect(_ data: Data) throws(ImageDecodingError) -> (header: ImageHeader, animated: Bool) {
