@@ -28,7 +28,10 @@ public struct ImageParameters: Sendable {
         var imageFormat: ImageFormat? { self == .auto ? nil : ImageFormat(rawValue: rawValue) }
     }
 
-    public var url: URL
+    /// The source, normalised: what is checked against the allow-list, fetched and keyed.
+    public var source: SourceURL
+    /// The normalised source URL.
+    public var url: URL { source.url }
     public var width: Int?
     public var height: Int?
     public var fit: Fit = .inside
@@ -40,6 +43,7 @@ public struct ImageParameters: Sendable {
 
     static let names: Set<String> = ["url", "w", "h", "fit", "format", "q", "process", "s"]
 
+    /// `url` is normalised (``SourceURL``); a URL with a user name or password is refused.
     public init(query: [(String, String)], maxSide: Int) throws(ImageServerError) {
         var seen: [String: String] = [:]
         for (name, value) in query {
@@ -48,10 +52,16 @@ public struct ImageParameters: Sendable {
             seen[name] = value
         }
         guard let text = seen["url"], !text.isEmpty else { throw .badParameter("'url' is required") }
-        guard text.utf8.count <= 4096, let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty
-        else { throw ImageServerError(status: 400, code: "invalid_url", message: "'url' must be an absolute http or https URL") }
-        self.url = url
+        guard text.utf8.count <= 4096, let url = URL(string: text) else {
+            throw ImageServerError(status: 400, code: "invalid_url", message: "'url' must be an absolute http or https URL")
+        }
+        do throws(SourceURL.Problem) {
+            source = try SourceURL(url)
+        } catch .notHTTP {
+            throw ImageServerError(status: 400, code: "invalid_url", message: "'url' must be an absolute http or https URL")
+        } catch {
+            throw ImageServerError(status: 400, code: "invalid_url", message: "'url': \(error.description)")
+        }
         func side(_ name: String) throws(ImageServerError) -> Int? {
             guard let value = seen[name] else { return nil }
             guard let number = Int(value), number >= 1 else { throw .badParameter("'\(name)' must be a whole number of pixels from 1") }

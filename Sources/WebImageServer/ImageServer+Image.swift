@@ -29,7 +29,8 @@ extension ImageServer {
         let query = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
         let parameters = try ImageParameters(query: query, maxSide: configuration.maxOutputSide)
         let source = parameters.url.absoluteString
-        if !configuration.allowedSources.isEmpty, !configuration.allowedSources.contains(where: { source.hasPrefix($0) }) {
+        // Compared part by part with the parsed source; each redirect hop is checked again by the loader.
+        guard allowList.allows(parameters.source) else {
             throw ImageServerError(status: 403, code: "source_not_allowed", message: "this source is not on the allowed list")
         }
         let preference = parameters.format == .auto ? FormatNegotiation.preference(accept: request.headers[.accept]) : .none
