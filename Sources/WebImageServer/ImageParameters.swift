@@ -10,7 +10,7 @@ public import WebImage
 ///
 /// ```swift
 /// let parameters = try ImageParameters(query: [("url", "https://example.com/a.jpg"), ("w", "256")], maxSide: 8192)
-/// print(parameters.cacheKey)
+/// print(parameters.cacheKey(negotiated: "jpeg"))   // "img2;url=25:https://example.com/a.jpg;w=3:256;…"
 /// ```
 public struct ImageParameters: Sendable {
     public enum Fit: String, Sendable, Hashable, CaseIterable {
@@ -93,15 +93,21 @@ public struct ImageParameters: Sendable {
         }
     }
 
-    /// Every parameter that changes the result, in a fixed order, and the output format
-    /// negotiated for this request: the result cache's key.
+    /// Every parameter that changes the result, parsed and canonical, and the output format
+    /// negotiated for this request: the result cache's key (and, with the source's digest, the
+    /// ETag's input). Each field is length-prefixed (``KeyEncoding``), so no value can pass for
+    /// a separator: `url=…%3Fa%26w%3D4` and `url=…%3Fa&w=4` have different keys. `process` is
+    /// keyed by its processors' identifiers, so two spellings of one spec share an entry.
     public func cacheKey(negotiated: String) -> String {
-        var key = "url=\(url.absoluteString)"
-        if let width { key += "&w=\(width)" }
-        if let height { key += "&h=\(height)" }
-        key += "&fit=\(fit.rawValue)&format=\(format.rawValue):\(negotiated)"
-        if let quality { key += "&q=\(quality)" }
-        if let process { key += "&process=\(process)" }
-        return key
+        var key = KeyEncoding("img2")
+        key.add("url", source.url.absoluteString)
+        key.add("w", width.map(String.init))
+        key.add("h", height.map(String.init))
+        key.add("fit", fit.rawValue)
+        key.add("format", format.rawValue)
+        key.add("negotiated", negotiated)
+        key.add("q", quality.map(String.init))
+        key.add("process", list: process == nil ? nil : processors.map(\.identifier))
+        return key.text
     }
 }
