@@ -3,10 +3,13 @@ public import WebImage
 
 /// The server's ``DataLoading``: resolves each host itself, refuses private and other internal
 /// addresses (``AddressClassifier``) unless allowed, connects only to the address it checked,
-/// and follows redirects itself so that every hop is checked the same way.
+/// and follows redirects itself so that every hop is checked the same way — against the
+/// ``SourceAllowList`` too, and refused if it carries a user name or password. Each hop is
+/// fetched in its normalised form (``SourceURL``), the form that was checked.
 ///
 /// ```swift
-/// let loader = GuardedDataLoader(resolver: SystemHostResolver(), allowPrivateNetworks: false)
+/// let loader = GuardedDataLoader(resolver: SystemHostResolver(), allowPrivateNetworks: false,
+///                                allowList: try SourceAllowList(["https://images.example.com/"]))
 /// let downloader = ImageDownloader(loader: loader)
 /// ```
 public final class GuardedDataLoader: DataLoading {
@@ -14,11 +17,14 @@ public final class GuardedDataLoader: DataLoading {
     public let allowPrivateNetworks: Bool
     public let connector: any PinnedConnecting
     public let maxRedirects: Int
+    public let allowList: SourceAllowList
 
     public init(
         resolver: any HostResolving = SystemHostResolver(), allowPrivateNetworks: Bool = false,
-        connector: any PinnedConnecting = PinnedHTTPConnector(), maxRedirects: Int = 10
+        connector: any PinnedConnecting = PinnedHTTPConnector(), maxRedirects: Int = 10,
+        allowList: SourceAllowList = .everySource
     ) {
+        self.allowList = allowList
         self.resolver = resolver
         self.allowPrivateNetworks = allowPrivateNetworks
         self.connector = connector
@@ -27,7 +33,8 @@ public final class GuardedDataLoader: DataLoading {
 
     public func loadData(for request: DataRequest) async throws -> DataTransfer {
         var current = request
-        for _ in 0...maxRedirects {
+        for hop in 0...maxRedirects {
+            current.url = try checkedSource(current.url, redirected: hop > 0).url
             let address = try await checkedAddress(for: current.url)
             let transfer = try await connector.loadData(for: current, address: address)
             let status = transfer.response.statusCode
@@ -42,6 +49,23 @@ public final class GuardedDataLoader: DataLoading {
             return DataTransfer(response: response, body: transfer.body)
         }
         throw ImageDownloadError.tooManyRedirects
+    }
+
+    /// `url` normalised, if it has no user name or password and the allow-list allows it.
+    func checkedSource(_ url: URL, redirected: Bool) throws -> SourceURL {
+        let source: SourceURL
+        let what = redirected ? "a redirect leads to a source that" : "the source"
+        do throws(SourceURL.Problem) {
+            source = try SourceURL(url)
+        } catch .userInfo {
+            throw ImageDownloadError.transport(underlying: SourceRefusal(reason: "\(what) has a user name or password in its URL"))
+        } catch {
+            throw ImageDownloadError.invalidURL(url.absoluteString)
+        }
+        guard allowList.allows(source) else {
+            throw ImageDownloadError.transport(underlying: SourceRefusal(reason: "\(what) is not on the allowed list"))
+        }
+        return source
     }
 
     /// The address to connect to for `url`'s host, after the check.

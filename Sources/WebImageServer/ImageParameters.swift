@@ -10,7 +10,7 @@ public import WebImage
 ///
 /// ```swift
 /// let parameters = try ImageParameters(query: [("url", "https://example.com/a.jpg"), ("w", "256")], maxSide: 8192)
-/// print(parameters.cacheKey)
+/// print(parameters.cacheKey(negotiated: "jpeg"))   // "img2;url=25:https://example.com/a.jpg;w=3:256;…"
 /// ```
 public struct ImageParameters: Sendable {
     public enum Fit: String, Sendable, Hashable, CaseIterable {
@@ -28,7 +28,10 @@ public struct ImageParameters: Sendable {
         var imageFormat: ImageFormat? { self == .auto ? nil : ImageFormat(rawValue: rawValue) }
     }
 
-    public var url: URL
+    /// The source, normalised: what is checked against the allow-list, fetched and keyed.
+    public var source: SourceURL
+    /// The normalised source URL.
+    public var url: URL { source.url }
     public var width: Int?
     public var height: Int?
     public var fit: Fit = .inside
@@ -40,6 +43,7 @@ public struct ImageParameters: Sendable {
 
     static let names: Set<String> = ["url", "w", "h", "fit", "format", "q", "process", "s"]
 
+    /// `url` is normalised (``SourceURL``); a URL with a user name or password is refused.
     public init(query: [(String, String)], maxSide: Int) throws(ImageServerError) {
         var seen: [String: String] = [:]
         for (name, value) in query {
@@ -48,10 +52,16 @@ public struct ImageParameters: Sendable {
             seen[name] = value
         }
         guard let text = seen["url"], !text.isEmpty else { throw .badParameter("'url' is required") }
-        guard text.utf8.count <= 4096, let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty
-        else { throw ImageServerError(status: 400, code: "invalid_url", message: "'url' must be an absolute http or https URL") }
-        self.url = url
+        guard text.utf8.count <= 4096, let url = URL(string: text) else {
+            throw ImageServerError(status: 400, code: "invalid_url", message: "'url' must be an absolute http or https URL")
+        }
+        do throws(SourceURL.Problem) {
+            source = try SourceURL(url)
+        } catch .notHTTP {
+            throw ImageServerError(status: 400, code: "invalid_url", message: "'url' must be an absolute http or https URL")
+        } catch {
+            throw ImageServerError(status: 400, code: "invalid_url", message: "'url': \(error.description)")
+        }
         func side(_ name: String) throws(ImageServerError) -> Int? {
             guard let value = seen[name] else { return nil }
             guard let number = Int(value), number >= 1 else { throw .badParameter("'\(name)' must be a whole number of pixels from 1") }
@@ -83,15 +93,21 @@ public struct ImageParameters: Sendable {
         }
     }
 
-    /// Every parameter that changes the result, in a fixed order, and the output format
-    /// negotiated for this request: the result cache's key.
+    /// Every parameter that changes the result, parsed and canonical, and the output format
+    /// negotiated for this request: the result cache's key (and, with the source's digest, the
+    /// ETag's input). Each field is length-prefixed (``KeyEncoding``), so no value can pass for
+    /// a separator: `url=…%3Fa%26w%3D4` and `url=…%3Fa&w=4` have different keys. `process` is
+    /// keyed by its processors' identifiers, so two spellings of one spec share an entry.
     public func cacheKey(negotiated: String) -> String {
-        var key = "url=\(url.absoluteString)"
-        if let width { key += "&w=\(width)" }
-        if let height { key += "&h=\(height)" }
-        key += "&fit=\(fit.rawValue)&format=\(format.rawValue):\(negotiated)"
-        if let quality { key += "&q=\(quality)" }
-        if let process { key += "&process=\(process)" }
-        return key
+        var key = KeyEncoding("img2")
+        key.add("url", source.url.absoluteString)
+        key.add("w", width.map(String.init))
+        key.add("h", height.map(String.init))
+        key.add("fit", fit.rawValue)
+        key.add("format", format.rawValue)
+        key.add("negotiated", negotiated)
+        key.add("q", quality.map(String.init))
+        key.add("process", list: process == nil ? nil : processors.map(\.identifier))
+        return key.text
     }
 }

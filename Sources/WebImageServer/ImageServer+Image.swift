@@ -31,7 +31,8 @@ extension ImageServer {
         let processors = parameters.processors
         try RenderBudget(configuration).check(steps: processors.count)
         let source = parameters.url.absoluteString
-        if !configuration.allowedSources.isEmpty, !configuration.allowedSources.contains(where: { source.hasPrefix($0) }) {
+        // Compared part by part with the parsed source; each redirect hop is checked again by the loader.
+        guard allowList.allows(parameters.source) else {
             throw ImageServerError(status: 403, code: "source_not_allowed", message: "this source is not on the allowed list")
         }
         let preference = parameters.format == .auto ? FormatNegotiation.preference(accept: request.headers[.accept]) : .none
@@ -164,11 +165,15 @@ extension ImageServer {
         return Response(status: .init(code: error.status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 
-    /// A strong validator: the source's bytes, every parameter and the output format.
+    /// A strong validator: the source's bytes (their SHA-256, fixed length), then every
+    /// parameter and the output format as length-prefixed fields.
     static func etag(source: Data, key: String, format: ImageFormat) -> String {
+        var fields = KeyEncoding("etag2")
+        fields.add("key", key)
+        fields.add("format", format.rawValue)
         var hasher = SHA256()
         hasher.update(data: SHA256.hash(data: source).withUnsafeBytes { Data($0) })
-        hasher.update(data: Data("\n\(key)\n\(format.rawValue)".utf8))
+        hasher.update(data: Data(fields.text.utf8))
         let digest = hasher.finalize().prefix(16).map { String(format: "%02x", $0) }.joined()
         return "\"\(digest)\""
     }

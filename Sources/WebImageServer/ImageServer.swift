@@ -25,6 +25,7 @@ public final class ImageServer: Sendable {
     /// The pipeline that fetches sources (guarded loader, source caches).
     public let pipeline: ImagePipeline
     let signer: URLSigner
+    let allowList: SourceAllowList
     let queue: RenderQueue
     let results: ResultCache
     let metrics: ServerMetrics
@@ -41,12 +42,13 @@ public final class ImageServer: Sendable {
         signer = URLSigner(keys: configuration.signingKeys)
         renderExecutor = ImageWorkExecutor(threads: configuration.renderThreads, name: "webimage-render")
         memoryBudget = MemoryBudget(limit: configuration.memoryBudgetBytes)
+        allowList = try SourceAllowList(configuration.allowedSources)
         queue = RenderQueue(
             maxRunning: configuration.maxConcurrentRenders, maxWaiting: configuration.maxQueuedRenders,
             maxPerClient: configuration.maxRendersPerClient)
         results = try ResultCache(memoryBytes: configuration.resultMemoryBytes, directory: configuration.resultCacheDirectory)
         metrics = ServerMetrics(factory: PrometheusMetricsFactory(registry: registry))
-        pipeline = try Self.makePipeline(configuration, budget: memoryBudget)
+        pipeline = try Self.makePipeline(configuration, allowList: allowList, budget: memoryBudget)
         if !signer.isEnabled {
             logger.warning("no signing key configured: /img accepts unsigned URLs (give --key or WEBIMAGE_KEY)")
         }
@@ -62,7 +64,7 @@ public final class ImageServer: Sendable {
         return try PinnedHTTPConnector(connectTimeout: configuration.fetchTimeout, trustingPEM: configuration.sourceTrustedCertificates)
     }
 
-    static func makePipeline(_ configuration: ImageServerConfiguration, budget: MemoryBudget) throws -> ImagePipeline {
+    static func makePipeline(_ configuration: ImageServerConfiguration, allowList: SourceAllowList, budget: MemoryBudget) throws -> ImagePipeline {
         var download = ImageDownloaderConfiguration()
         download.timeout = configuration.fetchTimeout
         download.maxBodySize = configuration.maxSourceBytes
@@ -70,7 +72,7 @@ public final class ImageServer: Sendable {
         download.maxConcurrentDownloads = max(6, configuration.maxConcurrentRenders)
         let loader = GuardedDataLoader(
             resolver: configuration.resolver, allowPrivateNetworks: configuration.allowPrivateNetworks,
-            connector: try configuration.connector ?? Self.defaultConnector(configuration))
+            connector: try configuration.connector ?? Self.defaultConnector(configuration), allowList: allowList)
         var decoding = ImageDecodingOptions.default
         decoding.maxPixelCount = configuration.maxSourcePixels
         var pipeline = ImagePipeline.Configuration(

@@ -62,6 +62,10 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
             self.init(status: 400, code: "invalid_url", message: "the source URL cannot be fetched")
         case .transport(let underlying as AddressRefusal):
             self.init(status: 403, code: "address_refused", message: underlying.description)
+        case .transport(let underlying as SourceRefusal):
+            self.init(status: 403, code: "source_not_allowed", message: underlying.description)
+        case .invalidHeader(let name, _):
+            self.init(status: 502, code: "source_error", message: "the source sent an invalid \(name) header")
         case .tooManyRedirects:
             self.init(status: 502, code: "source_error", message: "the source redirected too often")
         case .emptyBody:

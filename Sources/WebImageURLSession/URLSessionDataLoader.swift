@@ -16,6 +16,12 @@ public import WebImage
 /// certificates (see ``init(maxRedirects:allowsInvalidCertificates:)``), and hold the sender
 /// back while the body is read slowly (libcurl reads ahead; what arrives waits in memory).
 ///
+/// Not for untrusted origins on Linux: a `Content-Length` of about 2^63 or more traps inside
+/// FoundationNetworking (swift-corelibs-foundation 6.3.1 converts libcurl's `Double` length with
+/// `Int64(_:)` in its header callback) before this loader sees the response, so no check here can
+/// catch it. ``HTTPDataLoader`` (the default, and what `webimage fetch` and `serve` use) refuses
+/// such a body as too large.
+///
 /// ```swift
 /// let downloader = ImageDownloader(loader: URLSessionDataLoader())
 /// ```

@@ -9,7 +9,7 @@ struct ServeOptions: ParsableArguments {
     @Option(help: "Port to listen on, 0 for any (WEBIMAGE_PORT; default 8080).") var port: Int?
     @Option(name: .customLong("key"), help: "HMAC-SHA256 signing key; repeat to rotate (WEBIMAGE_KEY, comma-separated). None: signatures off.")
     var keys: [String] = []
-    @Option(name: .customLong("allow-source"), help: "Only fetch URLs starting with this prefix; repeatable (WEBIMAGE_ALLOW_SOURCE).")
+    @Option(name: .customLong("allow-source"), help: "Only fetch sources (and follow redirects) under scheme://host[:port][/path], compared part by part; *.example.com allows subdomains; repeatable (WEBIMAGE_ALLOW_SOURCE).")
     var allowSources: [String] = []
     @Flag(help: "Also fetch from loopback, private and other internal addresses (WEBIMAGE_ALLOW_PRIVATE_NETWORKS=1).")
     var allowPrivateNetworks = false
@@ -74,6 +74,7 @@ struct ServeOptions: ParsableArguments {
         var c = ImageServerConfiguration()
         c.signingKeys = Self.list(keys, "WEBIMAGE_KEY", env).map { Data($0.utf8) }
         c.allowedSources = Self.list(allowSources, "WEBIMAGE_ALLOW_SOURCE", env)
+        do throws(SourceAllowList.InvalidEntry) { _ = try SourceAllowList(c.allowedSources) } catch { throw CLIError(error.description) }
         c.allowPrivateNetworks = allowPrivateNetworks || ["1", "true", "yes"].contains(env["WEBIMAGE_ALLOW_PRIVATE_NETWORKS"]?.lowercased() ?? "")
         c.sourceTrustedCertificates = try Self.list(sourceCAFiles, "WEBIMAGE_SOURCE_CA_FILE", env).map(Self.certificates)
         if let v = try Self.value(maxSourceBytes, "WEBIMAGE_MAX_SOURCE_BYTES", env) { c.maxSourceBytes = v }

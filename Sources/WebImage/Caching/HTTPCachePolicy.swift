@@ -38,7 +38,7 @@ public struct HTTPCachePolicy: Sendable, Hashable {
 
     /// The metadata to store for `response`, or `nil` when it must not be stored (`no-store`).
     public func metadata(for response: DataResponse, byteCount: Int, now: Date) -> CacheMetadata? {
-        let control = CacheControl(response.value(forHeader: "Cache-Control"))
+        let control = CacheControl(response.listValue(forHeader: "Cache-Control"))
         guard !control.noStore else { return nil }
         return CacheMetadata(
             url: response.url.absoluteString, contentType: response.value(forHeader: "Content-Type"), byteCount: byteCount,
@@ -51,7 +51,7 @@ public struct HTTPCachePolicy: Sendable, Hashable {
     /// where present (RFC 9111 § 4.3.4) and the freshness starts again.
     public func refreshed(_ cached: CacheMetadata, with response: DataResponse, now: Date) -> CacheMetadata {
         var merged = cached
-        let control = CacheControl(response.value(forHeader: "Cache-Control"))
+        let control = CacheControl(response.listValue(forHeader: "Cache-Control"))
         if let etag = response.value(forHeader: "ETag") { merged.etag = etag }
         if let modified = response.value(forHeader: "Last-Modified") { merged.lastModified = modified }
         if response.value(forHeader: "Cache-Control") != nil || response.value(forHeader: "Expires") != nil {
@@ -67,34 +67,32 @@ public struct HTTPCachePolicy: Sendable, Hashable {
     }
 
     private func expiry(of response: DataResponse, control: CacheControl, now: Date) -> Date? {
-        let age = response.value(forHeader: "Age").flatMap { CacheControl.seconds($0.trimmingCharacters(in: .whitespaces)) } ?? 0
-        if let maxAge = control.maxAge { return now.addingTimeInterval(max(0, maxAge - age)) }
-        if let expires = response.value(forHeader: "Expires") {
-            guard let expiresDate = HTTPDate.parse(expires) else { return now }  // invalid Expires: already stale
-            let date = response.value(forHeader: "Date").flatMap(HTTPDate.parse) ?? now
-            return now.addingTimeInterval(max(0, expiresDate.timeIntervalSince(date) - age))
+        // Every number is range-checked (HTTPHeaderValue): seconds at most 2^31, dates within
+        // years 1601–9999, so the arithmetic below stays finite, and a lifetime is at most 2^31 s.
+        let age = response.value(forHeader: "Age").flatMap(HTTPHeaderValue.deltaSeconds) ?? 0
+        func fresh(for seconds: Double) -> Date {
+            now.addingTimeInterval(min(max(0, seconds), Double(HTTPHeaderValue.deltaSecondsLimit)))
         }
-        if heuristicFreshness, let modified = response.value(forHeader: "Last-Modified").flatMap(HTTPDate.parse) {
-            let date = response.value(forHeader: "Date").flatMap(HTTPDate.parse) ?? now
-            return now.addingTimeInterval(max(0, date.timeIntervalSince(modified) / 10 - age))
+        if let maxAge = control.maxAge { return fresh(for: Double(maxAge - age)) }
+        if let expires = response.value(forHeader: "Expires") {
+            guard let expiresDate = HTTPHeaderValue.date(expires) else { return now }  // invalid Expires: already stale
+            let date = response.value(forHeader: "Date").flatMap(HTTPHeaderValue.date) ?? now
+            return fresh(for: expiresDate.timeIntervalSince(date) - Double(age))
+        }
+        if heuristicFreshness, let modified = response.value(forHeader: "Last-Modified").flatMap(HTTPHeaderValue.date) {
+            let date = response.value(forHeader: "Date").flatMap(HTTPHeaderValue.date) ?? now
+            return fresh(for: date.timeIntervalSince(modified) / 10 - Double(age))
         }
         return now.addingTimeInterval(defaultMaxAge.seconds)
     }
 }
 
-/// The directives of a `Cache-Control` header that matter to an image cache.
+/// The directives of `Cache-Control` (all its fields, as one list) that matter to an image cache.
 struct CacheControl: Equatable {
     var noStore = false
     var noCache = false
-    var maxAge: Double?
-
-
-    /// A delta-seconds value (RFC 9111 § 1.2.2): digits only. `Double("inf")`, `"nan"` or a
-    /// negative number are not seconds; a value too large for a date is cut to about a century.
-    static func seconds(_ text: String) -> Double? {
-        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Double(text) else { return nil }
-        return min(value, 100 * 365 * 24 * 3600)
-    }
+    /// Seconds, at most 2^31; the first `max-age` counts (RFC 9111 § 4.2.1).
+    var maxAge: Int?
 
     init(_ header: String?) {
         guard let header else { return }
@@ -103,12 +101,10 @@ struct CacheControl: Equatable {
             switch parts.first {
             case "no-store": noStore = true
             case "no-cache": noCache = true
-            case "max-age":  // s-maxage is for shared caches; this one is private to its owner
-                if parts.count == 2, let seconds = Self.seconds(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))) {
-                    maxAge = seconds
-                } else {
-                    maxAge = 0  // a malformed max-age is treated as stale (RFC 9111 § 4.2.1)
-                }
+            case "max-age" where maxAge == nil:  // s-maxage is for shared caches; this one is private to its owner
+                // A malformed max-age (`-1`, `1e300`, `inf`) is treated as stale (RFC 9111 § 4.2.1).
+                let value = parts.count == 2 ? parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) : ""
+                maxAge = HTTPHeaderValue.deltaSeconds(value) ?? 0
             default: break
             }
         }

@@ -75,8 +75,13 @@ public final class CookieJar: Sendable {
                 cookie.hostOnly = false
             case "path" where value.hasPrefix("/"): cookie.path = value
             case "secure": cookie.secure = true
-            case "max-age": if let seconds = Int(value) { cookie.expires = Date(timeIntervalSinceNow: Double(seconds)) }
-            case "expires" where cookie.expires == nil: cookie.expires = HTTPDate.parse(value)
+            case "max-age":
+                // RFC 6265 § 5.2.2: digits with an optional `-`; zero or less expires the cookie now.
+                let negative = value.hasPrefix("-")
+                if let seconds = HTTPHeaderValue.deltaSeconds(negative ? String(value.dropFirst()) : value) {
+                    cookie.expires = Date(timeIntervalSinceNow: negative ? -1 : Double(seconds))
+                }
+            case "expires" where cookie.expires == nil: cookie.expires = HTTPHeaderValue.date(value)
             default: break
             }
         }

@@ -46,14 +46,21 @@ public struct DataResponse: Sendable, Hashable {
         headers.first { Self.namesMatch($0.name, name) }?.value
     }
 
+    /// Every field named `name` joined with `, ` (for list headers such as `Cache-Control`).
+    func listValue(forHeader name: String) -> String? {
+        let values = headers.filter { Self.namesMatch($0.name, name) }.map(\.value)
+        return values.isEmpty ? nil : values.joined(separator: ", ")
+    }
+
     /// Header names are ASCII: compare them byte by byte, ignoring case, without allocating.
     static func namesMatch(_ a: String, _ b: String) -> Bool {
         a.utf8.count == b.utf8.count && zip(a.utf8, b.utf8).allSatisfy { x, y in x == y || x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A }
     }
 
-    /// `Content-Length`, if the server sent a valid one.
+    /// `Content-Length`, if the server sent a valid one (digits only; every field and list
+    /// member the same). A length past `Int.max` reads as `Int.max`, which any size limit refuses.
     public var expectedContentLength: Int? {
-        value(forHeader: "Content-Length").flatMap { Int($0) ?? Int($0.trimmingCharacters(in: .whitespaces)) }
+        (try? HTTPHeaderValue.contentLength(self)) ?? nil
     }
 }
 

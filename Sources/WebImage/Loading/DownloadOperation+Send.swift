@@ -54,18 +54,36 @@ extension DownloadOperation {
         }
         var body = BodyAccumulator(limit: configuration.maxBodySize, key: key, ticket: ticket, context: context, url: url)
         if response.statusCode == 206, let resume {
-            guard Self.rangeStart(response) == resume.data.count else {
-                throw AttemptFailure(.transport(underlying: RangeMismatch(expectedStart: resume.data.count)))
-            }
-            body.seed(resume.data, expectedTotal: resume.expectedLength ?? response.expectedContentLength.map { $0 + resume.data.count })
+            body.seed(resume.data, expectedTotal: try Self.resumedTotal(response, kept: resume.data.count))
         } else {
             guard configuration.acceptableStatusCodes.contains(response.statusCode) else {
                 throw AttemptFailure(.badStatusCode(response.statusCode), retryAfter: response.value(forHeader: "Retry-After"))
             }
-            body.expectedTotal = response.expectedContentLength
+            do throws(HTTPHeaderValue.Invalid) { body.expectedTotal = try HTTPHeaderValue.contentLength(response) } catch { throw AttemptFailure(error.downloadError) }
         }
         try checkContentType(response)
         return try await body.collect(transfer.body, response: response)
+    }
+
+    /// The full length of a resumed body, from the `206`'s `Content-Range` (checked: it starts
+    /// where the kept bytes end, and its `Content-Length`, if any, is the range's length).
+    static func resumedTotal(_ response: DataResponse, kept: Int) throws(AttemptFailure) -> Int {
+        let range: HTTPHeaderValue.ContentRange
+        let length: Int?
+        do throws(HTTPHeaderValue.Invalid) {
+            range = try HTTPHeaderValue.contentRange(response)
+            length = try HTTPHeaderValue.contentLength(response)
+        } catch {
+            throw AttemptFailure(error.downloadError)
+        }
+        guard range.first == kept else {
+            throw AttemptFailure(.transport(underlying: RangeMismatch(expectedStart: kept)))
+        }
+        if let length, length != range.count {
+            throw AttemptFailure(.invalidHeader(name: "Content-Length", value: String(length)))
+        }
+        // `last < Int.max` was checked, so `last + 1` cannot overflow.
+        return range.complete ?? range.last + 1
     }
 
     private func checkContentType(_ response: DataResponse) throws(AttemptFailure) {
@@ -81,11 +99,5 @@ extension DownloadOperation {
         guard !own.isEmpty else { return global }
         let names = Set(own.map { $0.name.lowercased() })
         return global.filter { !names.contains($0.name.lowercased()) } + own
-    }
-
-    /// The first byte position of `Content-Range: bytes START-END/TOTAL`.
-    static func rangeStart(_ response: DataResponse) -> Int? {
-        guard let value = response.value(forHeader: "Content-Range"), value.lowercased().hasPrefix("bytes ") else { return nil }
-        return Int(value.dropFirst(6).prefix { $0.isNumber })
     }
 }

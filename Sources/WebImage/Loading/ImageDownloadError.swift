@@ -31,6 +31,10 @@ public enum ImageDownloadError: Error, Sendable, CustomStringConvertible {
     indirect case lookupFailed(ImageDownloadError)
     /// The request modifier refused to send the request.
     case requestRefused
+    /// A response header the download depends on cannot be used (a `Content-Length` that is
+    /// no number or disagrees with itself, a `Content-Range` out of order or past `Int.max`):
+    /// the response is refused rather than guessed at (permanent).
+    case invalidHeader(name: String, value: String)
 
     public var description: String {
         switch self {
@@ -47,6 +51,7 @@ public enum ImageDownloadError: Error, Sendable, CustomStringConvertible {
         case .resolverFailed(let reason): "URL look-up failed: \(reason)"
         case .lookupFailed(let underlying): "URL look-up failed: \(underlying)"
         case .requestRefused: "the request modifier refused the request"
+        case let .invalidHeader(name, value): "the response has an invalid \(name) header '\(value.prefix(64))'"
         }
     }
 
@@ -88,6 +93,7 @@ extension ImageDownloadError {
         case .transport: "transport"
         case .resolverFailed, .lookupFailed: "resolver"
         case .requestRefused: "refused"
+        case .invalidHeader: "invalid_header"
         }
     }
 }

@@ -28,15 +28,16 @@ final class LookupCache: Sendable {
         }
     }
 
-    /// Seconds the response may be reused, from `Cache-Control` or `Expires`.
+    /// Seconds the response may be reused, from `Cache-Control` or `Expires` (range-checked:
+    /// at most 2^31 s; a malformed `max-age` means "not at all").
     static func freshness(_ response: DataResponse) -> Double? {
-        if let control = response.value(forHeader: "Cache-Control")?.lowercased() {
-            let directives = control.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            if directives.contains(where: { $0 == "no-store" || $0 == "no-cache" }) { return nil }
-            for directive in directives where directive.hasPrefix("max-age=") {
-                return Double(directive.dropFirst("max-age=".count))
-            }
+        if let header = response.listValue(forHeader: "Cache-Control") {
+            let control = CacheControl(header)
+            if control.noStore || control.noCache { return nil }
+            if let maxAge = control.maxAge { return Double(maxAge) }
         }
-        return response.value(forHeader: "Expires").flatMap(HTTPDate.parse).map { $0.timeIntervalSinceNow }
+        return response.value(forHeader: "Expires").flatMap(HTTPHeaderValue.date).map {
+            min($0.timeIntervalSinceNow, Double(HTTPHeaderValue.deltaSecondsLimit))
+        }
     }
 }

@@ -5,7 +5,8 @@ import Foundation
 /// Only transient failures are retried (``ImageDownloadError/isTransient``: timeouts, broken
 /// connections, 408, 429 and 5xx), never a 4xx. The delay doubles each time from ``baseDelay``
 /// up to ``maxDelay``; a `Retry-After` header on 429 or 503 replaces it (capped by
-/// ``maxRetryAfter``).
+/// ``maxRetryAfter``). `Retry-After` is whole seconds or an HTTP date; anything else (`1e300`,
+/// `-1`, `inf`) is ignored and the backoff applies.
 ///
 /// ```swift
 /// var configuration = ImageDownloaderConfiguration()
@@ -34,17 +35,10 @@ public struct RetryPolicy: Sendable, Hashable {
     /// The delay before retry number `attempt` (1-based) after `error`, or `nil` for "give up".
     public func delay(beforeRetry attempt: Int, after error: ImageDownloadError, retryAfter: String?) -> Duration? {
         guard attempt <= maxRetries, error.isTransient, error != .cancelled else { return nil }
-        if let retryAfter, let seconds = Self.seconds(fromRetryAfter: retryAfter) {
-            return min(.milliseconds(Int64(seconds * 1000)), maxRetryAfter)
+        if let retryAfter, let delay = HTTPHeaderValue.retryAfter(retryAfter, limit: maxRetryAfter) {
+            return delay
         }
         let factor = Int64(1) << Int64(min(attempt - 1, 20))
         return min(baseDelay * factor, maxDelay)
-    }
-
-    /// Reads `Retry-After` as seconds or as an HTTP date.
-    static func seconds(fromRetryAfter value: String) -> Double? {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Double(trimmed) { return max(0, seconds) }
-        return HTTPDate.parse(trimmed).map { max(0, $0.timeIntervalSinceNow) }
     }
 }

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+import WebImage
+import WebImageOrigin
+import WebImageServer
+
+extension ServerTests {
+    /// Result-cache keys and ETags come from the parsed, canonical parameters in a length-prefixed
+    /// encoding: a source URL that ends in `&w=4` (or any other parameter), or a `process` spec
+    /// holding an encoded separator, cannot take another request's key.
+    @Suite("Image server: unambiguous cache keys and ETags")
+    struct ServerKeyTests {
+        /// For each parameter: the forged request carries `NAME=VALUE` inside its `url=` (the
+        /// source ignores the query), the real one as a parameter.
+        static let forgeries: [(name: String, value: String, base: [(String, String)])] = [
+            ("w", "4", []), ("h", "4", []), ("fit", "fill", [("w", "12"), ("h", "4")]), ("format", "png", []),
+            ("q", "5", [("format", "jpeg")]), ("process", "grayscale", [("format", "png")]),
+        ]
+
+        @Test func eachParameterSmuggledInTheURLGetsItsOwnKeyETagAndRender() async throws {
+            try await withImageServer { harness in
+                let source = harness.origin.imageURL("photo.jpg").absoluteString + "?a"
+                for (name, value, base) in Self.forgeries {
+                    let forged = try await harness.get(harness.imgPath([("url", source + "&\(name)=\(value)")] + base))
+                    let real = try await harness.get(harness.imgPath([("url", source)] + base + [(name, value)]))
+                    #expect(forged.status == 200 && real.status == 200, "\(name)")
+                    #expect(real.header("X-Cache") == "miss", "\(name): the real request is not answered from the forged one's entry")
+                    #expect(forged.header("ETag") != real.header("ETag"), "\(name)")
+                    #expect(forged.body != real.body, "\(name): each got its own render")
+                    let again = try await harness.get(harness.imgPath([("url", source)] + base + [(name, value)]))
+                    #expect(again.header("X-Cache") == "hit-memory" && again.body == real.body, "\(name): the real entry is its own")
+                }
+                let real = try await harness.get(harness.imgPath([("url", source), ("w", "4")]))
+                #expect(try ImageCoderRegistry.default.decode(real.body).pixelWidth == 4)
+            }
+        }
+
+        @Test func keysDifferForEveryParameterMovedIntoTheURL() throws {
+            let source = "http://images.test/a.jpg?a"
+            func key(_ query: [(String, String)]) throws -> String {
+                try ImageParameters(query: query, maxSide: 8192).cacheKey(negotiated: "jpeg")
+            }
+            for (name, value, base) in Self.forgeries {
+                let forged = try key([("url", source + "&\(name)=\(value)")] + base)
+                let real = try key([("url", source)] + base + [(name, value)])
+                #expect(forged != real, "\(name)")
+            }
+            // A value that imitates the encoding itself.
+            #expect(try key([("url", source + ";w=1:4;")]) != key([("url", source), ("w", "4")]))
+            #expect(try key([("url", source + "%3Bw%3D1%3A4%3B")]) != key([("url", source), ("w", "4")]))
+            // One source, spelled differently, is one key; one process, spelled differently, too.
+            #expect(try key([("url", "HTTP://Images.Test:80/a.jpg?a")]) == key([("url", "http://images.test/a.jpg?a")]))
+            #expect(try key([("url", source), ("process", "resize:10x10")]) == key([("url", source), ("process", "resize:10x10:fit")]))
+        }
+
+        @Test func separatorsInProcessAreRefusedOrKeyedApart() async throws {
+            try await withImageServer { harness in
+                let source = harness.origin.imageURL("photo.jpg").absoluteString
+                for smuggled in ["grayscale&w=4", "grayscale;w=4", "grayscale\nw=4", "grayscale&url=http://other.test/x.jpg"] {
+                    let reply = try await harness.get(harness.imgPath([("url", source), ("process", smuggled)]))
+                    ServerErrorTests.expectError(reply, 400, "bad_parameter")
+                }
+                let grey = try await harness.get(harness.imgPath([("url", source), ("process", "grayscale"), ("w", "4")]))
+                let greyInProcess = try await harness.get(harness.imgPath([("url", source), ("process", "grayscale,resize:4x4")]))
+                #expect(grey.status == 200 && greyInProcess.status == 200)
+                #expect(grey.header("ETag") != greyInProcess.header("ETag"))
+            }
+        }
+
+        @Test func aSignatureCoversTheExactQuery() async throws {
+            let key = Data("secret".utf8)
+            try await withImageServer({ $0.signingKeys = [key] }) { harness in
+                let source = harness.origin.imageURL("photo.jpg").absoluteString + "?a"
+                let signed = URLSigner(keys: [key]).sign(harness.imgPath([("url", source + "&w=4")]))
+                #expect(try await harness.get(signed).status == 200)
+                // The same characters with the separator un-encoded: another request, not signed.
+                let moved = signed.replacingOccurrences(of: "%26w%3D4", with: "&w=4")
+                #expect(moved != signed)
+                ServerErrorTests.expectError(try await harness.get(moved), 403, "bad_signature")
+            }
+        }
+    }
+}
