@@ -14,7 +14,8 @@ import WebImage
 /// - `type=T` overrides the `Content-Type`; `norange=1` ignores `Range`;
 /// - `chunk=N` and `stall=MS` stream the body N bytes at a time, pausing MS between chunks.
 ///
-/// More routes (auth, cookies, redirects, look-ups, flaky servers, big bodies): ``BehaviourRoutes``.
+/// More routes (auth, cookies, redirects, look-ups, flaky servers, big bodies): ``BehaviourRoutes``;
+/// an image per identity: ``IdentityRoutes``.
 enum OriginRoutes {
     static func router(files: FileStore, log: RequestLog) -> Router<BasicRequestContext> {
         let router = Router()
@@ -29,6 +30,7 @@ enum OriginRoutes {
         router.get("/text") { _, _ in text("this is not an image\n") }
         BehaviourRoutes.add(to: router, files: files, log: log)
         CacheRoutes.add(to: router, files: files)
+        IdentityRoutes.add(to: router)
         return router
     }
 
