@@ -28,6 +28,9 @@ extension ImagePipeline {
         /// How long a URL that failed for good (404, 410, undecodable) fails without a request.
         /// Default: ``HTTPCachePolicy/negativeTTL`` (60 s).
         public var failedURLTimeToLive: Duration?
+        /// Which request headers say who asks (beyond credentials, `Authorization` and `Cookie`):
+        /// callers share work and cached images only with callers of the same identity.
+        public var identity: RequestIdentity
 
         public init(
             downloader: ImageDownloader = ImageDownloader(),
@@ -37,8 +40,10 @@ extension ImagePipeline {
             coders: ImageCoderRegistry = .default,
             decodingOptions: ImageDecodingOptions = .default,
             httpCachePolicy: HTTPCachePolicy = .init(),
-            failedURLTimeToLive: Duration? = nil
+            failedURLTimeToLive: Duration? = nil,
+            identity: RequestIdentity = .standard
         ) {
+            self.identity = identity
             self.downloader = downloader
             self.memoryCache = memoryCache
             self.memoryDataCache = memoryDataCache

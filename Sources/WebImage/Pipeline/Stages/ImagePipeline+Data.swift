@@ -10,7 +10,7 @@ extension ImagePipeline {
         guard flags != 0 || request.context.downloader != nil else { return request.dataKey }  // the common case: no new string
         var key = String(flags, radix: 16)
         if let downloader = request.context.downloader { key += "@\(ObjectIdentifier(downloader).hashValue)" }
-        return key + "|" + request.dataKey
+        return key + String(CacheKeyEncoding.flagsSeparator) + request.dataKey
     }
 
     /// The original bytes, shared by every stage and caller that needs them at once.

@@ -8,7 +8,7 @@ extension ImagePipeline {
         let data = dataJobKey(request), variant = request.variantSuffix
         let avoid = request.options.contains(.avoidDecode), noMemory = request.options.contains(.disableMemoryWrite)
         guard !variant.isEmpty || avoid || noMemory else { return data }  // the common case: no new string
-        return data + "#" + variant + (avoid ? ";header" : "") + (noMemory ? ";nomem" : "")
+        return CacheKeyEncoding.variant(data, variant + (avoid ? ";header" : "") + (noMemory ? ";nomem" : ""))
     }
 
     /// The final image, shared by every caller of one image key. Callers subscribe here only.
