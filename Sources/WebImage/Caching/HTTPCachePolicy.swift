@@ -9,6 +9,13 @@ public import Foundation
 /// - A response with no freshness information is fresh for ``defaultMaxAge`` (7 days, as
 ///   SDWebImage keeps everything), or — with ``heuristicFreshness`` — for 10 % of the time since
 ///   its `Last-Modified`, as RFC 9111 § 4.2.2 allows.
+/// - A *shared* cache (``isShared``, the cache of a server that answers many users, such as
+///   `webimage serve`) follows RFC 9111 § 3.5: it never stores a `private` response, stores a
+///   response to a request with an identity (`Authorization`, credentials, cookies, identity
+///   headers) only when the response allows it (`public`, `s-maxage` or `must-revalidate`), and
+///   prefers `s-maxage` to `max-age`. What it does not store stays out of the memory caches too.
+///   The default is a private cache (one user's, as in SDWebImage and Nuke): `private` responses
+///   and authorized ones are stored, under keys that include the identity.
 ///
 /// ```swift
 /// var policy = HTTPCachePolicy()
@@ -25,26 +32,45 @@ public struct HTTPCachePolicy: Sendable, Hashable {
     /// How long a `404` / `410` is remembered, so repeated requests fail without reaching the
     /// origin. Zero turns negative caching off.
     public var negativeTTL: Duration
+    /// Whether the caches serve many users (RFC 9111's shared cache). Default `false`: a private
+    /// cache, the client library's case.
+    public var isShared: Bool
 
     public init(
         defaultMaxAge: Duration = .seconds(7 * 24 * 3600), heuristicFreshness: Bool = false, staleIfError: Bool = true,
-        negativeTTL: Duration = .seconds(60)
+        negativeTTL: Duration = .seconds(60), isShared: Bool = false
     ) {
+        self.isShared = isShared
         self.defaultMaxAge = defaultMaxAge
         self.heuristicFreshness = heuristicFreshness
         self.staleIfError = staleIfError
         self.negativeTTL = negativeTTL
     }
 
-    /// The metadata to store for `response`, or `nil` when it must not be stored (`no-store`).
-    public func metadata(for response: DataResponse, byteCount: Int, now: Date) -> CacheMetadata? {
+    /// The metadata to store for `response`, or `nil` when it must not be stored (`no-store`; in
+    /// a shared cache also `private`, and an identity's response that does not allow it).
+    /// `requestHasIdentity`: the request carried credentials, `Authorization`, cookies or an
+    /// identity header (RFC 9111 § 3.5).
+    public func metadata(for response: DataResponse, byteCount: Int, now: Date, requestHasIdentity: Bool = false) -> CacheMetadata? {
         let control = CacheControl(response.value(forHeader: "Cache-Control"))
-        guard !control.noStore else { return nil }
+        guard !control.noStore, mayStoreShared(control, requestHasIdentity: requestHasIdentity) else { return nil }
         return CacheMetadata(
             url: response.url.absoluteString, contentType: response.value(forHeader: "Content-Type"), byteCount: byteCount,
             etag: response.value(forHeader: "ETag"), lastModified: response.value(forHeader: "Last-Modified"),
             expiresAt: expiry(of: response, control: control, now: now),
             requiresRevalidation: control.noCache, storedAt: now)
+    }
+
+    /// Whether a shared cache may store a response with `control` (always true in a private one).
+    public func mayStore(_ response: DataResponse, requestHasIdentity: Bool) -> Bool {
+        let control = CacheControl(response.value(forHeader: "Cache-Control"))
+        return !control.noStore && mayStoreShared(control, requestHasIdentity: requestHasIdentity)
+    }
+
+    private func mayStoreShared(_ control: CacheControl, requestHasIdentity: Bool) -> Bool {
+        guard isShared else { return true }
+        if control.isPrivate { return false }
+        return !requestHasIdentity || control.isPublic || control.sharedMaxAge != nil || control.mustRevalidate
     }
 
     /// `cached` after a `304 Not Modified`: the new response's headers replace the old ones
@@ -68,6 +94,7 @@ public struct HTTPCachePolicy: Sendable, Hashable {
 
     private func expiry(of response: DataResponse, control: CacheControl, now: Date) -> Date? {
         let age = response.value(forHeader: "Age").flatMap { CacheControl.seconds($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+        if isShared, let sharedMaxAge = control.sharedMaxAge { return now.addingTimeInterval(max(0, sharedMaxAge - age)) }
         if let maxAge = control.maxAge { return now.addingTimeInterval(max(0, maxAge - age)) }
         if let expires = response.value(forHeader: "Expires") {
             guard let expiresDate = HTTPDate.parse(expires) else { return now }  // invalid Expires: already stale
@@ -87,13 +114,23 @@ struct CacheControl: Equatable {
     var noStore = false
     var noCache = false
     var maxAge: Double?
-
+    /// `s-maxage`: a shared cache's lifetime (a private cache ignores it).
+    var sharedMaxAge: Double?
+    var isPrivate = false
+    var isPublic = false
+    var mustRevalidate = false
 
     /// A delta-seconds value (RFC 9111 § 1.2.2): digits only. `Double("inf")`, `"nan"` or a
     /// negative number are not seconds; a value too large for a date is cut to about a century.
     static func seconds(_ text: String) -> Double? {
         guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Double(text) else { return nil }
         return min(value, 100 * 365 * 24 * 3600)
+    }
+
+    /// A lifetime directive's seconds; a malformed one is treated as stale (RFC 9111 § 4.2.1).
+    private static func lifetime(_ parts: [String]) -> Double {
+        guard parts.count == 2, let seconds = seconds(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))) else { return 0 }
+        return seconds
     }
 
     init(_ header: String?) {
@@ -103,12 +140,11 @@ struct CacheControl: Equatable {
             switch parts.first {
             case "no-store": noStore = true
             case "no-cache": noCache = true
-            case "max-age":  // s-maxage is for shared caches; this one is private to its owner
-                if parts.count == 2, let seconds = Self.seconds(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))) {
-                    maxAge = seconds
-                } else {
-                    maxAge = 0  // a malformed max-age is treated as stale (RFC 9111 § 4.2.1)
-                }
+            case "private": isPrivate = true  // with or without a field list: the whole response
+            case "public": isPublic = true
+            case "must-revalidate", "proxy-revalidate": mustRevalidate = true
+            case "max-age": maxAge = Self.lifetime(parts)
+            case "s-maxage": sharedMaxAge = Self.lifetime(parts)
             default: break
             }
         }

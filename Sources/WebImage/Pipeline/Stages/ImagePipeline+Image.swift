@@ -88,10 +88,10 @@ extension ImagePipeline {
     private func store(_ image: Image, original: OriginalData, request: ImageRequest) async {
         guard image.isDecoded else { return }
         let policy = request.context.storePolicy.final
-        if policy.contains(.memory), !request.options.contains(.disableMemoryWrite) {
+        if policy.contains(.memory), !request.options.contains(.disableMemoryWrite), original.mayKeepInMemory {
             configuration.memoryCache?[request.imageKey] = image
         }
-        guard request.isVariant, policy.contains(.disk), !request.options.contains(.disableDiskWrite),
+        guard request.isVariant, policy.contains(.disk), !request.options.contains(.disableDiskWrite), original.mayStoreVariant,
               let cache = configuration.dataCache else { return }
         let serializer = request.context.cacheSerializer ?? .default(coders: request.context.coders ?? configuration.coders)
         guard let bytes = serializer.serialize(image, original.data) else { return }
