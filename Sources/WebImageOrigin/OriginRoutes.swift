@@ -15,7 +15,8 @@ import WebImage
 /// - `chunk=N` and `stall=MS` stream the body N bytes at a time, pausing MS between chunks.
 ///
 /// More routes (auth, cookies, redirects, look-ups, flaky servers, big bodies): ``BehaviourRoutes``;
-/// arbitrary header values: ``HeaderRoutes``.
+/// arbitrary header values: ``HeaderRoutes``, and
+/// an image per identity: ``IdentityRoutes``.
 enum OriginRoutes {
     static func router(files: FileStore, log: RequestLog) -> Router<BasicRequestContext> {
         let router = Router()
@@ -31,6 +32,7 @@ enum OriginRoutes {
         BehaviourRoutes.add(to: router, files: files, log: log)
         CacheRoutes.add(to: router, files: files)
         HeaderRoutes.add(to: router, files: files)
+        IdentityRoutes.add(to: router)
         return router
     }
 

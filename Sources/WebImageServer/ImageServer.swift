@@ -80,7 +80,9 @@ public final class ImageServer: Sendable {
             memoryCache: nil,
             memoryDataCache: configuration.sourceMemoryBytes > 0 ? MemoryDataCache(costLimit: configuration.sourceMemoryBytes) : nil,
             dataCache: try configuration.sourceCacheDirectory.map { try DiskCache(directory: $0) },
-            decodingOptions: decoding)
+            decodingOptions: decoding,
+            // One cache for every client of the server: RFC 9111's shared cache (no `private`).
+            httpCachePolicy: HTTPCachePolicy(isShared: true))
         pipeline.memoryBudget = budget
         return ImagePipeline(configuration: pipeline)
     }

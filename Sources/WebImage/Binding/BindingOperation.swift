@@ -34,6 +34,7 @@ extension ImagePipeline {
     /// The memory cache's image for `request` as a response, looked up synchronously, so a
     /// display shows a cached image in the same main-actor turn (no placeholder flash).
     func memoryResponse(for request: ImageRequest) -> ImageResponse? {
+        let request = identified(request)
         guard request.options.readsMemory, let image = configuration.memoryCache?[request.imageKey] else { return nil }
         metrics.memoryHits.increment()
         return ImageResponse(image: image, data: nil, source: .memory, request: request)

@@ -9,6 +9,13 @@ public import Foundation
 /// - A response with no freshness information is fresh for ``defaultMaxAge`` (7 days, as
 ///   SDWebImage keeps everything), or — with ``heuristicFreshness`` — for 10 % of the time since
 ///   its `Last-Modified`, as RFC 9111 § 4.2.2 allows.
+/// - A *shared* cache (``isShared``, the cache of a server that answers many users, such as
+///   `webimage serve`) follows RFC 9111 § 3.5: it never stores a `private` response, stores a
+///   response to a request with an identity (`Authorization`, credentials, cookies, identity
+///   headers) only when the response allows it (`public`, `s-maxage` or `must-revalidate`), and
+///   prefers `s-maxage` to `max-age`. What it does not store stays out of the memory caches too.
+///   The default is a private cache (one user's, as in SDWebImage and Nuke): `private` responses
+///   and authorized ones are stored, under keys that include the identity.
 ///
 /// ```swift
 /// var policy = HTTPCachePolicy()
@@ -25,21 +32,28 @@ public struct HTTPCachePolicy: Sendable, Hashable {
     /// How long a `404` / `410` is remembered, so repeated requests fail without reaching the
     /// origin. Zero turns negative caching off.
     public var negativeTTL: Duration
+    /// Whether the caches serve many users (RFC 9111's shared cache). Default `false`: a private
+    /// cache, the client library's case.
+    public var isShared: Bool
 
     public init(
         defaultMaxAge: Duration = .seconds(7 * 24 * 3600), heuristicFreshness: Bool = false, staleIfError: Bool = true,
-        negativeTTL: Duration = .seconds(60)
+        negativeTTL: Duration = .seconds(60), isShared: Bool = false
     ) {
+        self.isShared = isShared
         self.defaultMaxAge = defaultMaxAge
         self.heuristicFreshness = heuristicFreshness
         self.staleIfError = staleIfError
         self.negativeTTL = negativeTTL
     }
 
-    /// The metadata to store for `response`, or `nil` when it must not be stored (`no-store`).
-    public func metadata(for response: DataResponse, byteCount: Int, now: Date) -> CacheMetadata? {
+    /// The metadata to store for `response`, or `nil` when it must not be stored (`no-store`; in
+    /// a shared cache also `private`, and an identity's response that does not allow it).
+    /// `requestHasIdentity`: the request carried credentials, `Authorization`, cookies or an
+    /// identity header (RFC 9111 § 3.5).
+    public func metadata(for response: DataResponse, byteCount: Int, now: Date, requestHasIdentity: Bool = false) -> CacheMetadata? {
         let control = CacheControl(response.listValue(forHeader: "Cache-Control"))
-        guard !control.noStore else { return nil }
+        guard !control.noStore, mayStoreShared(control, requestHasIdentity: requestHasIdentity) else { return nil }
         return CacheMetadata(
             url: response.url.absoluteString, contentType: response.value(forHeader: "Content-Type"), byteCount: byteCount,
             etag: response.value(forHeader: "ETag"), lastModified: response.value(forHeader: "Last-Modified"),
@@ -47,7 +61,19 @@ public struct HTTPCachePolicy: Sendable, Hashable {
             requiresRevalidation: control.noCache, storedAt: now)
     }
 
-    /// `cached` after a `304 Not Modified`: the new response's headers replace the old ones
+        /// Whether a shared cache may store a response with `control` (always true in a private one).
+    public func mayStore(_ response: DataResponse, requestHasIdentity: Bool) -> Bool {
+        let control = CacheControl(response.listValue(forHeader: "Cache-Control"))
+        return !control.noStore && mayStoreShared(control, requestHasIdentity: requestHasIdentity)
+    }
+
+    private func mayStoreShared(_ control: CacheControl, requestHasIdentity: Bool) -> Bool {
+        guard isShared else { return true }
+        if control.isPrivate { return false }
+        return !requestHasIdentity || control.isPublic || control.sharedMaxAge != nil || control.mustRevalidate
+    }
+
+/// `cached` after a `304 Not Modified`: the new response's headers replace the old ones
     /// where present (RFC 9111 § 4.3.4) and the freshness starts again.
     public func refreshed(_ cached: CacheMetadata, with response: DataResponse, now: Date) -> CacheMetadata {
         var merged = cached
@@ -73,6 +99,7 @@ public struct HTTPCachePolicy: Sendable, Hashable {
         func fresh(for seconds: Double) -> Date {
             now.addingTimeInterval(min(max(0, seconds), Double(HTTPHeaderValue.deltaSecondsLimit)))
         }
+        if isShared, let sharedMaxAge = control.sharedMaxAge { return fresh(for: Double(sharedMaxAge - age)) }
         if let maxAge = control.maxAge { return fresh(for: Double(maxAge - age)) }
         if let expires = response.value(forHeader: "Expires") {
             guard let expiresDate = HTTPHeaderValue.date(expires) else { return now }  // invalid Expires: already stale
@@ -93,6 +120,17 @@ struct CacheControl: Equatable {
     var noCache = false
     /// Seconds, at most 2^31; the first `max-age` counts (RFC 9111 § 4.2.1).
     var maxAge: Int?
+    /// `s-maxage`: a shared cache's lifetime (a private cache ignores it); the first counts.
+    var sharedMaxAge: Int?
+    var isPrivate = false
+    var isPublic = false
+    var mustRevalidate = false
+
+    /// A lifetime directive's seconds, range-checked by ``HTTPHeaderValue/deltaSeconds(_:)``; 0 when malformed.
+    private static func lifetime(_ parts: [String]) -> Int {
+        let value = parts.count == 2 ? parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) : ""
+        return HTTPHeaderValue.deltaSeconds(value) ?? 0
+    }
 
     init(_ header: String?) {
         guard let header else { return }
@@ -101,10 +139,12 @@ struct CacheControl: Equatable {
             switch parts.first {
             case "no-store": noStore = true
             case "no-cache": noCache = true
-            case "max-age" where maxAge == nil:  // s-maxage is for shared caches; this one is private to its owner
-                // A malformed max-age (`-1`, `1e300`, `inf`) is treated as stale (RFC 9111 § 4.2.1).
-                let value = parts.count == 2 ? parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) : ""
-                maxAge = HTTPHeaderValue.deltaSeconds(value) ?? 0
+            case "private": isPrivate = true  // with or without a field list: the whole response
+            case "public": isPublic = true
+            case "must-revalidate", "proxy-revalidate": mustRevalidate = true
+            // A malformed lifetime (`-1`, `1e300`, `inf`) is treated as stale (RFC 9111 § 4.2.1).
+            case "max-age" where maxAge == nil: maxAge = Self.lifetime(parts)
+            case "s-maxage" where sharedMaxAge == nil: sharedMaxAge = Self.lifetime(parts)
             default: break
             }
         }

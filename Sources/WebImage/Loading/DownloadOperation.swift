@@ -20,7 +20,8 @@ struct DownloadOperation: Sendable {
     /// callers' (look-ups never starve image downloads); an image at its callers'.
     var firstSlotStage: QueueStage {
         guard configuration.resolvers.contains(where: { $0.claims(request.url) }) else { return Self.imageStage }
-        return context.lookups.imageURL(for: request.url) == nil ? Self.lookupStage : Self.imageStageAfterLookup
+        return context.lookups.imageURL(for: LookupStage(operation: self).cacheKey(for: request.url)) == nil
+            ? Self.lookupStage : Self.imageStageAfterLookup
     }
 
     private static let imageStage = QueueStage.followsCallers(floor: .veryLow)

@@ -30,6 +30,10 @@ public final class ImageDownloader: Sendable {
     private let metrics = DownloaderMetrics()
     private let ids = Locked<UInt64>(0)
     private let sharing: DownloadSharing
+    private let handlesCookies: Bool
+    /// Whether the global settings may add an identity (credentials, or a header other than the
+    /// default `Accept` and `User-Agent`): read on every plain-URL load, so an atomic flag.
+    private let globalIdentity = Atomic<Bool>(false)
     private let defaultTimeout: Duration
     /// Bumped when global headers or credentials change: downloads started before do not take
     /// callers that came after.
@@ -45,6 +49,8 @@ public final class ImageDownloader: Sendable {
         registry = DownloadRegistry(queue: queue, deadlines: deadlines)
         sharing = configuration.sharing
         defaultTimeout = configuration.timeout
+        handlesCookies = configuration.handlesCookies
+        globalIdentity.store(Self.mayCarryIdentity(configuration), ordering: .relaxed)
     }
 
     /// The settings now in force.
@@ -134,13 +140,17 @@ public final class ImageDownloader: Sendable {
         settings.withLock { configuration in
             configuration.headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
             if let value { configuration.headers.append(HTTPField(name, value)) }
+            globalIdentity.store(Self.mayCarryIdentity(configuration), ordering: .relaxed)
         }
         settingsGeneration.add(1, ordering: .relaxed)
     }
 
     /// Sets the credentials answered to `401` challenges.
     public func setCredentials(_ credentials: Credentials?) {
-        settings.withLock { $0.credentials = credentials }
+        settings.withLock { configuration in
+            configuration.credentials = credentials
+            globalIdentity.store(Self.mayCarryIdentity(configuration), ordering: .relaxed)
+        }
         settingsGeneration.add(1, ordering: .relaxed)
     }
 
@@ -160,6 +170,28 @@ public final class ImageDownloader: Sendable {
     /// the pipeline calls it under its own lock, so changes arrive in order).
     func setPriority(_ priority: RequestPriority, request: ImageDownloadRequest, subscriber: UInt64) {
         registry.setPriority(priority, key: sharingKey(request, id: subscriber), id: subscriber)
+    }
+
+    // MARK: - For the pipeline: the identity the downloader adds to a request
+
+    /// Whether requests may leave with an identity their caller did not give: cookies from the
+    /// jar, global credentials or global headers. False for a default downloader (one load).
+    var mayAddIdentity: Bool { handlesCookies || globalIdentity.load(ordering: .relaxed) }
+
+    /// What this downloader would add to a request for `url` now, or `nil` if nothing.
+    func addedIdentity(for url: URL) -> RequestIdentity.Added? {
+        var added = RequestIdentity.Added()
+        if handlesCookies { added.cookie = cookies.cookieHeader(for: url) }
+        if globalIdentity.load(ordering: .relaxed) {
+            (added.headers, added.credentials) = settings.withLock { ($0.headers, $0.credentials) }
+        }
+        guard added.cookie != nil || !added.headers.isEmpty || added.credentials != nil else { return nil }
+        return added
+    }
+
+    private static func mayCarryIdentity(_ configuration: ImageDownloaderConfiguration) -> Bool {
+        configuration.credentials != nil
+            || configuration.headers.contains { !["accept", "user-agent"].contains($0.name.lowercased()) }
     }
 
     // MARK: - Internals

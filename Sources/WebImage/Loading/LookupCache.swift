@@ -2,6 +2,10 @@ import Foundation
 
 /// Resolved image URLs of two-stage look-ups, kept while the look-up response's
 /// `Cache-Control: max-age` (or `Expires`) allows — "return cached data, else load".
+///
+/// Keyed by ``LookupStage/cacheKey(for:)``: the look-up URL, and a digest of whatever in the
+/// look-up request says who asks (the caller's headers and credentials, the jar's cookie), so a
+/// URL resolved for one user is never handed to another.
 final class LookupCache: Sendable {
     private struct Entry {
         var imageURL: URL
@@ -11,20 +15,20 @@ final class LookupCache: Sendable {
     private let entries = Locked<[String: Entry]>([:])
     private let limit = 1024
 
-    func imageURL(for lookup: URL) -> URL? {
+    func imageURL(for key: String) -> URL? {
         entries.withLock { entries in
-            guard let entry = entries[lookup.absoluteString] else { return nil }
+            guard let entry = entries[key] else { return nil }
             if entry.expires > Date() { return entry.imageURL }
-            entries[lookup.absoluteString] = nil
+            entries[key] = nil
             return nil
         }
     }
 
-    func store(_ imageURL: URL, for lookup: URL, response: DataResponse) {
+    func store(_ imageURL: URL, for key: String, response: DataResponse) {
         guard let lifetime = Self.freshness(response), lifetime > 0 else { return }
         entries.withLock { entries in
             if entries.count >= limit { entries.removeAll() }
-            entries[lookup.absoluteString] = Entry(imageURL: imageURL, expires: Date(timeIntervalSinceNow: lifetime))
+            entries[key] = Entry(imageURL: imageURL, expires: Date(timeIntervalSinceNow: lifetime))
         }
     }
 

@@ -62,6 +62,9 @@ public final class ImagePipeline: Sendable {
         // needs no request at all, and neither does a caller that joins a running job (only the
         // caller that starts the job makes one). With 10,000 callers of one URL, a request each
         // was a measurable part of a caller's cost.
+        // A downloader that adds an identity (a jar cookie, global credentials) makes this a
+        // request with one: its keys are not the plain URL's.
+        if configuration.downloader.mayAddIdentity { return try await image(for: ImageRequest(url: url)) }
         let key = url.absoluteString
         if let image = configuration.memoryCache?[key] {
             metrics.memoryHits.increment()
@@ -84,6 +87,7 @@ public final class ImagePipeline: Sendable {
     /// ``ImageLoadingOptions/refreshCached`` it returns the revalidated image.
     /// - Throws: ``ImagePipelineError``; nothing that fails to load, decode or process is cached.
     public func image(for request: ImageRequest) async throws(ImagePipelineError) -> ImageResponse {
+        let request = identified(request)
         if request.options.readsMemory, let image = configuration.memoryCache?[request.imageKey] {
             metrics.memoryHits.increment()
             return ImageResponse(image: image, data: nil, source: .memory, request: request)
@@ -94,13 +98,14 @@ public final class ImagePipeline: Sendable {
     /// Starts loading and returns the task's handle at once: change its priority, cancel it, and
     /// read its events, progress and previews while it runs.
     public func imageTask(with request: ImageRequest) -> ImageTask {
-        ImageTask(pipeline: self, request: request)
+        ImageTask(pipeline: self, request: identified(request))
     }
 
     /// The original bytes of an image, through the memory-data and disk caches and the network
     /// with the same sharing and HTTP semantics, and no decoding: only the header is read, to
     /// report the format and size and to keep non-images out of the cache.
     public func data(for request: ImageRequest) async throws(ImagePipelineError) -> ImageDataResponse {
+        let request = identified(request)
         do {
             let original = try await withSpan("webimage.request") { _ in
                 try await self.originalData(for: request, in: nil) { _ in }
@@ -131,25 +136,36 @@ public final class ImagePipeline: Sendable {
 
     /// The decoded image for `request` (its image key) in the memory cache, looked up synchronously.
     public func cachedImage(for request: ImageRequest) -> Image? {
-        cachedImage(forKey: request.imageKey)
+        cachedImage(forKey: identified(request).imageKey)
     }
 
     /// The decoded image for `url` in the memory cache, looked up synchronously.
     public func cachedImage(for url: URL) -> Image? {
-        cachedImage(forKey: url.absoluteString)
+        configuration.downloader.mayAddIdentity ? cachedImage(for: ImageRequest(url: url)) : cachedImage(forKey: url.absoluteString)
     }
 
     /// The original bytes for `request` in the disk cache, if any.
     public func cachedData(for request: ImageRequest) async -> Data? {
-        await configuration.dataCache?.data(for: request.dataKey)
+        await configuration.dataCache?.data(for: identified(request).dataKey)
     }
 
     /// Removes `request`'s image (its variant and the original) from every cache.
     public func removeCachedImage(for request: ImageRequest) async {
+        let request = identified(request)
         configuration.memoryCache?[request.imageKey] = nil
         configuration.memoryDataCache?[request.dataKey] = nil
         await configuration.dataCache?.remove(key: request.imageKey)
         await configuration.dataCache?.remove(key: request.dataKey)
+    }
+
+    /// `request` with the identity this pipeline sees in it: its ``Configuration/identity`` rule,
+    /// and what its downloader adds (a cookie from the jar, global headers or credentials). A
+    /// request the downloader adds nothing to, under the standard rule, is returned as it is.
+    func identified(_ request: ImageRequest) -> ImageRequest {
+        let downloader = request.context.downloader ?? configuration.downloader
+        let added = downloader.mayAddIdentity ? downloader.addedIdentity(for: request.url) : nil
+        guard added != nil || !configuration.identity.isStandard else { return request }
+        return request.withIdentity(configuration.identity.digest(request.download, added: added ?? .nothing))
     }
 
     /// Waits for the cache writes the pipeline did not wait for (requests without

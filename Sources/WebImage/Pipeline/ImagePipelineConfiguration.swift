@@ -44,6 +44,9 @@ extension ImagePipeline {
         /// How long a decode may wait for room in ``memoryBudget`` before it fails with
         /// ``ImagePipelineError/overBudget(_:)`` (30 s).
         public var memoryBudgetWait: Duration = .seconds(30)
+        /// Which request headers say who asks (beyond credentials, `Authorization` and `Cookie`):
+        /// callers share work and cached images only with callers of the same identity.
+        public var identity: RequestIdentity
 
         public init(
             downloader: ImageDownloader = ImageDownloader(),
@@ -53,8 +56,10 @@ extension ImagePipeline {
             coders: ImageCoderRegistry = .default,
             decodingOptions: ImageDecodingOptions = .default,
             httpCachePolicy: HTTPCachePolicy = .init(),
-            failedURLTimeToLive: Duration? = nil
+            failedURLTimeToLive: Duration? = nil,
+            identity: RequestIdentity = .standard
         ) {
+            self.identity = identity
             self.downloader = downloader
             self.memoryCache = memoryCache
             self.memoryDataCache = memoryDataCache

@@ -18,7 +18,10 @@ public struct ImageRequest: Sendable {
     /// The download: URL, headers, timeout, credentials, validators, priority.
     public var download: ImageDownloadRequest {
         get { storage.download }
-        set { mutableStorage.download = newValue }
+        set {
+            mutableStorage.download = newValue
+            refreshIdentity()
+        }
     }
     /// How the pipeline treats caches, decoding and failures (SDWebImage's `SDWebImageOptions`).
     public var options: ImageLoadingOptions {
@@ -41,15 +44,17 @@ public struct ImageRequest: Sendable {
         nonisolated(unsafe) var options: ImageLoadingOptions
         nonisolated(unsafe) var context: ImageLoadingContext
         nonisolated(unsafe) var dataKey: String
+        nonisolated(unsafe) var identity: String?
 
-        init(download: ImageDownloadRequest, options: ImageLoadingOptions, context: ImageLoadingContext, dataKey: String) {
+        init(download: ImageDownloadRequest, options: ImageLoadingOptions, context: ImageLoadingContext, dataKey: String, identity: String?) {
             self.download = download
             self.options = options
             self.context = context
             self.dataKey = dataKey
+            self.identity = identity
         }
 
-        func copy() -> Storage { Storage(download: download, options: options, context: context, dataKey: dataKey) }
+        func copy() -> Storage { Storage(download: download, options: options, context: context, dataKey: dataKey, identity: identity) }
     }
 
     private var storage: Storage
@@ -70,23 +75,29 @@ public struct ImageRequest: Sendable {
     }
 
     public init(download: ImageDownloadRequest, options: ImageLoadingOptions = [], context: ImageLoadingContext = .init()) {
-        storage = Storage(download: download, options: options, context: context, dataKey: "")
-        refreshKey()
+        storage = Storage(download: download, options: options, context: context, dataKey: "", identity: nil)
+        refreshIdentity()
     }
 
     public var url: URL {
         get { storage.download.url }
-        set { download.url = newValue; refreshKey() }
+        set { download.url = newValue }
     }
 
     public var priority: RequestPriority {
         get { storage.download.priority }
-        set { download.priority = newValue }
+        // Not through `download`: a priority does not change the identity (nothing to re-hash).
+        set { mutableStorage.download.priority = newValue }
     }
 
     /// The key of the original bytes (memory-data and disk caches): the URL after the context's
-    /// cache key filter (or the explicit cache key). Every variant of one URL shares it.
+    /// cache key filter (or the explicit cache key), and the request's identity digest if it has
+    /// one (see ``RequestIdentity``). Every variant of one URL and identity shares it.
     public var dataKey: String { storage.dataKey }
+
+    /// The identity digest (hex SHA-256 of the credentials and identity-bearing headers), or
+    /// `nil` for a request that says nothing about who asks. See ``RequestIdentity``.
+    public var identity: String? { storage.identity }
 
     /// The key of the final image (memory cache, and disk for processed variants): the data key
     /// plus the decoding options, the thumbnail size and the processors' identifiers. Equal to
@@ -94,7 +105,8 @@ public struct ImageRequest: Sendable {
     public var imageKey: String {
         // The common case (a plain request) builds no string: the memory-hit path runs this.
         guard storage.context.processors.isEmpty, storage.context.thumbnailMaxPixelSize == nil,
-              storage.options.isDisjoint(with: [.decodeFirstFrameOnly, .scaleDownLargeImages]) else { return storage.dataKey + "#" + variantSuffix }
+              storage.options.isDisjoint(with: [.decodeFirstFrameOnly, .scaleDownLargeImages])
+        else { return CacheKeyEncoding.variant(storage.dataKey, variantSuffix) }
         return storage.dataKey
     }
 
@@ -113,7 +125,7 @@ public struct ImageRequest: Sendable {
     var variantSuffix: String {
         let decode = decodeSuffix
         guard !context.processors.isEmpty else { return decode }
-        var processing = "p=" + context.processors.map(\.identifier).joined(separator: "|")
+        var processing = "p=" + CacheKeyEncoding.processorList(context.processors.map(\.identifier))
         if options.contains(.transformAnimatedImage) { processing += ";animated" }
         return decode.isEmpty ? processing : decode + ";" + processing
     }
@@ -123,13 +135,30 @@ public struct ImageRequest: Sendable {
 
     private mutating func refreshKey() {
         let storage = mutableStorage
+        let base: String
         if let override = storage.context.cacheKeyOverride {
-            storage.dataKey = override
+            base = override
         } else if let filter = storage.context.cacheKeyFilter {
-            storage.dataKey = filter.key(storage.download.url)
+            base = filter.key(storage.download.url)
         } else {
-            storage.dataKey = storage.download.url.absoluteString
+            base = storage.download.url.absoluteString
         }
+        storage.dataKey = CacheKeyEncoding.dataKey(base: base, identity: storage.identity)
+    }
+
+    /// The standard identity (``RequestIdentity/standard``) of the download, and the keys.
+    private mutating func refreshIdentity() {
+        mutableStorage.identity = RequestIdentity.standard.digest(storage.download)
+        refreshKey()
+    }
+
+    /// A copy whose identity is `identity` (the pipeline's rule and what its downloader adds).
+    func withIdentity(_ identity: String?) -> ImageRequest {
+        guard identity != storage.identity else { return self }
+        var copy = self
+        copy.mutableStorage.identity = identity
+        copy.refreshKey()
+        return copy
     }
 
     mutating func contextChanged() { refreshKey() }

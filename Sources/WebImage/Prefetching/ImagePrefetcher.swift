@@ -161,7 +161,8 @@ public final class ImagePrefetcher: Sendable {
     // MARK: - Internals
 
     private func key(for request: ImageRequest) -> String {
-        destination == .memoryCache ? request.imageKey : request.dataKey
+        let request = pipeline.identified(request)
+        return destination == .memoryCache ? request.imageKey : request.dataKey
     }
 
     private func stop(_ keys: [String]) {

@@ -10,7 +10,7 @@ extension ImagePipeline {
         guard flags != 0 || request.context.downloader != nil else { return request.dataKey }  // the common case: no new string
         var key = String(flags, radix: 16)
         if let downloader = request.context.downloader { key += "@\(ObjectIdentifier(downloader).hashValue)" }
-        return key + "|" + request.dataKey
+        return key + String(CacheKeyEncoding.flagsSeparator) + request.dataKey
     }
 
     /// The original bytes, shared by every stage and caller that needs them at once.
@@ -87,11 +87,13 @@ extension ImagePipeline {
                 return OriginalData(data: stale.data, source: .disk, httpResponse: result.response, isRevalidated: true)
             }
             if options.contains(.retryFailed) { failedURLs.forget(key) }
-            let metadata = configuration.httpCachePolicy.metadata(for: result.response, byteCount: result.data.count, now: Date())
+            let policy = configuration.httpCachePolicy, hasIdentity = request.identity != nil
+            let metadata = policy.metadata(for: result.response, byteCount: result.data.count, now: Date(), requestHasIdentity: hasIdentity)
             if metadata == nil { await configuration.dataCache?.remove(key: key) }  // no-store: drop what an older response left
             return OriginalData(
                 data: result.data, source: .network, httpResponse: result.response,
-                store: metadata.map { DeferredStore(key: key, data: result.data, metadata: $0) })
+                store: metadata.map { DeferredStore(key: key, data: result.data, metadata: $0) },
+                mayKeepInMemory: !policy.isShared || metadata != nil, mayStoreVariant: metadata != nil)
         } catch {
             if error == .cancelled { throw ImagePipelineError.cancelled }
             if let stale, configuration.httpCachePolicy.staleIfError, error.isTransient {
@@ -109,7 +111,7 @@ extension ImagePipeline {
     func commitOriginal(_ original: OriginalData, request: ImageRequest) async {
         guard let store = original.store else { return }
         let policy = request.context.storePolicy
-        if policy.original.contains(.memory), !request.options.contains(.disableMemoryWrite) {
+        if policy.original.contains(.memory), !request.options.contains(.disableMemoryWrite), original.mayKeepInMemory {
             configuration.memoryDataCache?[store.key] = store.data
         }
         guard policy.original.contains(.disk), !request.options.contains(.disableDiskWrite),

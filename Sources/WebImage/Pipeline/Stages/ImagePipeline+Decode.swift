@@ -6,7 +6,7 @@ extension ImagePipeline {
     /// The decoded original (thumbnail, first frame, scale-down applied), shared by every
     /// variant of one URL that decodes it the same way.
     func decodedImage(for request: ImageRequest, in parent: any StageContext) async throws -> DecodedImage {
-        let key = dataJobKey(request) + "#" + request.decodeSuffix + (request.options.contains(.avoidDecode) ? ";header" : "")
+        let key = CacheKeyEncoding.variant(dataJobKey(request), request.decodeSuffix + (request.options.contains(.avoidDecode) ? ";header" : ""))
         let id = decodeWork.makeSubscriberID()
         let priority = parent.onPriorityChange { [decodeWork] changed in decodeWork.setPriority(changed, key: key, subscriber: id) }
         return try await decodeWork.value(for: key, subscriber: id, priority: priority, onEvent: { parent.send($0) }) {

@@ -8,7 +8,7 @@ extension ImagePipeline {
         let data = dataJobKey(request), variant = request.variantSuffix
         let avoid = request.options.contains(.avoidDecode), noMemory = request.options.contains(.disableMemoryWrite)
         guard !variant.isEmpty || avoid || noMemory else { return data }  // the common case: no new string
-        return data + "#" + variant + (avoid ? ";header" : "") + (noMemory ? ";nomem" : "")
+        return CacheKeyEncoding.variant(data, variant + (avoid ? ";header" : "") + (noMemory ? ";nomem" : ""))
     }
 
     /// The final image, shared by every caller of one image key. Callers subscribe here only.
@@ -113,10 +113,10 @@ extension ImagePipeline {
     private func store(_ image: Image, original: OriginalData, request: ImageRequest) async {
         guard image.isDecoded else { return }
         let policy = request.context.storePolicy.final
-        if policy.contains(.memory), !request.options.contains(.disableMemoryWrite) {
+        if policy.contains(.memory), !request.options.contains(.disableMemoryWrite), original.mayKeepInMemory {
             configuration.memoryCache?[request.imageKey] = image
         }
-        guard request.isVariant, policy.contains(.disk), !request.options.contains(.disableDiskWrite),
+        guard request.isVariant, policy.contains(.disk), !request.options.contains(.disableDiskWrite), original.mayStoreVariant,
               let cache = configuration.dataCache else { return }
         let serializer = request.context.cacheSerializer ?? .default(coders: request.context.coders ?? configuration.coders)
         guard let bytes = serializer.serialize(image, original.data) else { return }

@@ -17,6 +17,11 @@ struct OriginalData: Sendable {
     /// The write of these bytes to the disk cache, made once by the first stage above that has
     /// checked them (a decode, or a header read for a data request); `nil` when nothing to write.
     var store: DeferredStore?
+    /// Whether the memory caches may keep these bytes and the images made from them: false for
+    /// what a shared cache must not store (``HTTPCachePolicy/isShared``).
+    var mayKeepInMemory = true
+    /// Whether a processed variant may go to disk: false when the response forbade storing.
+    var mayStoreVariant = true
 }
 
 /// A disk write that waits until someone vouches for the bytes: nothing undecodable is cached.
