@@ -58,12 +58,13 @@ public struct ImageServerConfiguration: Sendable {
     /// Swift's cooperative pool, so `/health`, `/metrics`, cache hits and the deadlines' timers
     /// answer however heavy the renders are. Renders beyond it wait for a thread.
     public var renderThreads = ProcessInfo.processInfo.activeProcessorCount
-    /// The memory renders may hold at once, in bytes (``MemoryBudget/defaultLimit``: half the
-    /// cgroup limit, or half of physical memory). Each render reserves its price (decoded
-    /// source, intermediates, result frames, encoder buffers) before decoding and waits for room
-    /// at most the processing timeout: then `503 over_budget`; a render priced over the whole
-    /// budget is `422 output_too_large`.
-    public var memoryBudgetBytes = MemoryBudget.defaultLimit
+    /// The memory renders may hold at once, in bytes: ``MemoryBudget/defaultLimit`` (half the
+    /// cgroup limit, or half of physical memory), at most 1 GiB, so that a server left at its
+    /// defaults stays near 1 GB plus its fixed overhead whatever it is asked. Each render
+    /// reserves its price (decoded source, intermediates, result frames, encoder buffers) before
+    /// decoding and waits for room at most the processing timeout: then `503 over_budget`; a
+    /// render priced over the whole budget (a 49 MP AVIF: about 2 GB) is `422 output_too_large`.
+    public var memoryBudgetBytes = min(MemoryBudget.defaultLimit, 1 << 30)
     /// Requests that may wait for a render slot; more get `429` with `Retry-After` (64).
     public var maxQueuedRenders = 64
     /// Renders one client may run or wait for at once; `nil` (the default) sets no per-client

@@ -44,6 +44,7 @@ struct FetchMode: Sendable {
             // The check decodes outside the pipeline's stages, so it takes its room in the
             // pipeline's memory budget itself.
             let options = pipeline.configuration.decodingOptions
+            try options.checkPixelLimit(original.header)  // a bomb is refused as one, not as over the budget
             let reservation = try await pipeline.configuration.memoryBudget?.reserve(
                 MemoryBudget.bytes(toDecode: original.header, options: options), waitingAtMost: pipeline.configuration.memoryBudgetWait)
             defer { reservation?.release() }

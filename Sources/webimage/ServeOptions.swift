@@ -23,7 +23,7 @@ struct ServeOptions: ParsableArguments {
     @Option(help: "Most pixels a result may have, all frames counted (WEBIMAGE_MAX_OUTPUT_PIXELS; default 50000000).") var maxOutputPixels: Int?
     @Option(help: "Frames of an animation kept; later ones are dropped (WEBIMAGE_MAX_ANIMATION_FRAMES; default 256).") var maxAnimationFrames: Int?
     @Option(help: "Most steps in process= (WEBIMAGE_MAX_PROCESS_STEPS; default 16).") var maxProcessSteps: Int?
-    @Option(help: "Memory renders may hold at once, in MB (WEBIMAGE_MEMORY_BUDGET_MB; default: half the cgroup limit or of physical memory).") var memoryBudgetMb: Int?
+    @Option(help: "Memory renders may hold at once, in MB (WEBIMAGE_MEMORY_BUDGET_MB; default: half the cgroup limit or of physical memory, at most 1024).") var memoryBudgetMb: Int?
     @Option(help: "Requests fetched and rendered at once (WEBIMAGE_CONCURRENCY; default: twice the number of cores).") var concurrency: Int?
     @Option(help: "Requests waiting for a render before 429 (WEBIMAGE_QUEUE; default 64).") var queue: Int?
     @Option(help: "Threads that decode, process and encode, apart from the server's own (WEBIMAGE_RENDER_THREADS; default: the number of cores).") var renderThreads: Int?

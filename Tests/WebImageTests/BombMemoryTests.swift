@@ -11,7 +11,7 @@ struct BombMemoryTests {
     /// Runs `webimage ARGS` under `/usr/bin/time` and returns its exit status, peak RSS in bytes
     /// and what it printed (stdout, then stderr).
     static func peakMemory(_ arguments: [String]) async throws -> (status: Int32, bytes: Int, output: String) {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
         process.arguments = ["-f", "maxrss-kb=%M", WebImageCommand.executable.path] + arguments
         let out = Pipe(), err = Pipe()

@@ -8,8 +8,8 @@ import WebImageOrigin
 @Suite("Disk cache: crashes, several processes, size limit", .serialized)
 struct DiskCacheProcessTests {
     /// Starts `webimage cache fill …` (stores `CacheSamples` entries) without waiting for it.
-    func startFill(_ directory: URL, count: Int, prefix: String = "k", version: Int, extra: [String] = []) throws -> Process {
-        let process = Process()
+    func startFill(_ directory: URL, count: Int, prefix: String = "k", version: Int, extra: [String] = []) throws -> TestProcess {
+        let process = TestProcess()
         process.executableURL = WebImageCommand.executable
         process.arguments = ["cache", "fill", "--cache-dir", directory.path, "--count", "\(count)", "--prefix", prefix,
                              "--version", "\(version)"] + extra
@@ -51,7 +51,7 @@ struct DiskCacheProcessTests {
             try await Task.sleep(for: .milliseconds(Int.random(in: 30...300, using: &generator)))
             kill(process.processIdentifier, SIGKILL)
             await offPool { process.waitUntilExit() }
-            if process.terminationReason == .uncaughtSignal { killedMidRun += 1 }
+            if process.endedBySignal { killedMidRun += 1 }
             servedTotal += try await expectByteExact(directory, keys: keys, versions: 1...round)
         }
         #expect(killedMidRun >= 15, "most rounds must be killed while storing, not after")

@@ -208,13 +208,13 @@ struct FetchLine: Decodable {
 /// `@unchecked Sendable`: `Process` is not marked Sendable; after `run()` this class only reads
 /// its identifier and waits on it, which Foundation allows from any thread.
 final class ChildProcess: @unchecked Sendable {
-    private let process: Process
+    private let process: TestProcess
     private let output: Pipe
     private let errors: Pipe?
 
     /// With `separateErrors`, standard error is read apart from standard output (``exitSeparately()``).
     init(_ arguments: [String], executable: String? = nil, separateErrors: Bool = false) throws {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = executable.map { URL(fileURLWithPath: $0) } ?? WebImageCommand.executable
         process.arguments = arguments
         let output = Pipe(), errors = separateErrors ? Pipe() : nil

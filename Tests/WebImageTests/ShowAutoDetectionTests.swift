@@ -15,7 +15,7 @@ struct ShowAutoDetectionTests {
     /// it arrives, waits until `drawn` is in the output, quits with `q`; returns the output.
     static func show(_ url: URL, reply: String, until drawn: String) async throws -> (output: String, asked: Bool) {
         let command = "stty rows 24 cols 80; exec '\(WebImageCommand.executable.path)' show --cache-dir '\(temporaryDirectory().path)' '\(url.absoluteString)'"
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         process.arguments = ["-q", "-f", "-e", "-c", command, "/dev/null"]
         var environment = ProcessInfo.processInfo.environment

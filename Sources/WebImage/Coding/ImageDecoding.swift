@@ -127,7 +127,11 @@ extension ImageDecodingOptions {
     /// `header` would exceed ``maxPixelCount``: the frames decoded (all, at most
     /// ``maxFrameCount``, or one with ``firstFrameOnly``).
     /// Call it before allocating any pixel buffer.
-    func checkPixelLimit(_ header: ImageHeader) throws(ImageDecodingError) {
+    ///
+    /// ```swift
+    /// try options.checkPixelLimit(try ImageCoderRegistry.default.readHeader(data))
+    /// ```
+    public func checkPixelLimit(_ header: ImageHeader) throws(ImageDecodingError) {
         var counted = header
         counted.frameCount = framesToDecode(of: header.frameCount)
         guard counted.totalPixelCount <= maxPixelCount else {

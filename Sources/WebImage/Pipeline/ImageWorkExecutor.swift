@@ -19,11 +19,12 @@ import Foundation
 /// }.value
 /// ```
 public final class ImageWorkExecutor: TaskExecutor, @unchecked Sendable {
-    // `@unchecked`: `jobs` and `stopped` are read and written only while `condition` is locked;
+    // `@unchecked`: `jobs`, `stopped` and `threads` are read and written only while `condition` is locked;
     // everything else is set in `init` and never changes.
     private let condition = NSCondition()
     private var jobs = Deque<UnownedJob>()
     private var stopped = false
+    private var threads: Set<pthread_t> = []
     /// The threads that run jobs.
     public let threadCount: Int
 
@@ -36,10 +37,17 @@ public final class ImageWorkExecutor: TaskExecutor, @unchecked Sendable {
             // keeps its creator's.
             let thread = Thread { [self] in
                 Thread.current.name = "\(name)-\(index)"
+                condition.withLock { _ = self.threads.insert(pthread_self()) }
                 self.run()
             }
             thread.start()
         }
+    }
+
+    /// Whether the caller runs on one of this executor's threads.
+    public var ownsCurrentThread: Bool {
+        let current = pthread_self()
+        return condition.withLock { threads.contains(current) }
     }
 
     /// Jobs waiting for a thread now.

@@ -12,7 +12,7 @@ extension ServerTests {
     struct ServeCommandTests {
         /// A running `webimage serve`; its first stdout line gives the port.
         final class ServeProcess: @unchecked Sendable {  // `process` and the pipes are set once in init, then only read.
-            let process = Process()
+            let process = TestProcess()
             let stdout = Pipe(), stderr = Pipe()
             let port: Int
 

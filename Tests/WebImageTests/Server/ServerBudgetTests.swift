@@ -51,6 +51,17 @@ extension ServerTests {
             }
         }
 
+        @Test func aRenderPricedOverTheWholeMemoryBudgetIsRefused() async throws {
+            try await withImageServer(files: Self.files, { $0.memoryBudgetBytes = 1 << 20 }) { harness in
+                // 2000 × 2000 as PNG: the result alone is 16 MB, more than the 1 MB budget.
+                let big = try await harness.image("logo.png", [("w", "2000"), ("h", "2000"), ("fit", "fill"), ("format", "png")])
+                ServerErrorTests.expectError(big, 422, "output_too_large")
+                #expect(big.json?["message"]?.contains("memory budget") == true)
+                #expect(try await harness.image("logo.png", [("w", "16"), ("format", "png")]).status == 200)
+                #expect(harness.server.memoryBudget.inUse == 0, "every reservation ended with its render")
+            }
+        }
+
         @Test func framesBeyondTheLimitAreDropped() async throws {
             try await withImageServer(files: Self.files, { $0.maxAnimationFrames = 5 }) { harness in
                 let reply = try await harness.image("frames.gif", [("w", "50"), ("format", "gif")])
@@ -98,6 +109,11 @@ extension ServerTests {
                 #expect(blurCPU < 20, "blur:10000 on 1 × 1,000,000 took \(blurCPU) s of CPU (it took 42 s before)")
                 let (health, _) = try await ServeCommandTests.get("\(base)/health", client: client)
                 #expect(health == 200)
+                let (_, metrics) = try await ServeCommandTests.get("\(base)/metrics", client: client)
+                let text = String(decoding: metrics, as: UTF8.self)
+                for name in ["webimage_memory_budget_limit_bytes", "webimage_memory_budget_in_use_bytes"] {
+                    #expect(text.contains(name), "/metrics shows \(name)")
+                }
                 let peak = ProcessUsage.peakResidentBytes(pid) ?? .max
                 #expect(peak < 512 << 20, "peak RSS \(peak >> 20) MB")
                 kill(pid, SIGTERM)
@@ -143,10 +159,13 @@ extension ServerTests {
         }
 
         @Test func aRenderPastItsDeadlineStopsUsingTheCPU() async throws {
-            let files = ["big.png": try HostileImages.gradient(side: 1200)]
+            let files = ["big.png": try HostileImages.gradient(side: 1200), "logo.png": SampleFiles.standard["logo.png"]!]
             try await withOrigin(files: files) { origin in
+                // One render slot and no queue: the next request is admitted only if the timed-out
+                // render gave its slot back (else 429).
                 let serve = try await ServeCommandTests.ServeProcess(
-                    ["--allow-private-networks", "--fetch-timeout", "60", "--processing-timeout", "1"], environment: ["WEBIMAGE_LOG_LEVEL": "error"])
+                    ["--allow-private-networks", "--fetch-timeout", "60", "--processing-timeout", "1", "--concurrency", "1", "--queue", "0"],
+                    environment: ["WEBIMAGE_LOG_LEVEL": "error"])
                 let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
                 let source = ServerHarness.encode(origin.imageURL("big.png").absoluteString)
                 let pid = serve.process.processIdentifier
@@ -164,7 +183,8 @@ extension ServerTests {
                 let after = ProcessUsage.cpuSeconds(pid) ?? 0
                 #expect(after - before < 0.3, "the server used \(after - before) s of CPU in the 2 s after the 504")
                 // The slot came back: the next request is served.
-                let (small, _) = try await ServeCommandTests.get("http://127.0.0.1:\(serve.port)/img?url=\(source)&w=20&format=png", client: client)
+                let logo = ServerHarness.encode(origin.imageURL("logo.png").absoluteString)
+                let (small, _) = try await ServeCommandTests.get("http://127.0.0.1:\(serve.port)/img?url=\(logo)&w=20&format=png", client: client)
                 #expect(small == 200)
                 kill(pid, SIGTERM)
                 #expect(await serve.waitForExit().0 == 0)

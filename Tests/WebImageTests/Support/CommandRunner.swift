@@ -18,7 +18,7 @@ enum WebImageCommand {
     }
 
     static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) async throws -> CommandResult {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = executable
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }

@@ -85,7 +85,7 @@ struct XDisplay: Sendable {
 
     /// Runs a short X client to its end and returns its standard output.
     private static func run(_ arguments: [String]) throws -> Data {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: arguments[0])
         process.arguments = Array(arguments.dropFirst())
         let output = Pipe()

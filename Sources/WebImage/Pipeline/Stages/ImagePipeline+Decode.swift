@@ -75,14 +75,16 @@ extension ImagePipeline {
 
     /// Reserves in the memory budget what decoding `data` allocates (from its header: every
     /// frame kept, at the size the decode makes), waiting for room as configured. `nil` without a
-    /// budget, for header-only requests, and for data whose header does not read (the decode
-    /// then fails on its own).
+    /// budget, for header-only requests, and for data whose header does not read or is over the
+    /// pixel limit (the decode then fails on its own, with the typed error that says so).
     private func reserveMemory(toDecode data: Data, request: ImageRequest, coders: ImageCoderRegistry) async throws -> MemoryBudget.Reservation? {
+        let options = decodingOptions(for: request)
+        // Over the pixel limit, the decode refuses the file itself (a typed `tooManyPixels`), before
+        // anything is allocated: nothing to reserve.
         guard let budget = configuration.memoryBudget, !request.options.contains(.avoidDecode),
-              let header = try? coders.readHeader(data) else { return nil }
+              let header = try? coders.readHeader(data), (try? options.checkPixelLimit(header)) != nil else { return nil }
         do {
-            return try await budget.reserve(MemoryBudget.bytes(toDecode: header, options: decodingOptions(for: request)),
-                                            waitingAtMost: configuration.memoryBudgetWait)
+            return try await budget.reserve(MemoryBudget.bytes(toDecode: header, options: options), waitingAtMost: configuration.memoryBudgetWait)
         } catch {
             throw error == .cancelled ? ImagePipelineError.cancelled : ImagePipelineError.overBudget(error)
         }
