@@ -84,7 +84,16 @@ struct FetchListTests {
             let done = Set(try String(contentsOf: manifest, encoding: .utf8).split(separator: "\n")
                 .compactMap { try? JSONDecoder().decode(ManifestLine.self, from: Data($0.utf8)).url })
             #expect(done.count >= 3 && done.count < 12)
-            // Requests of the killed run may still be logged as their handlers end: count by arrival.
+            // Requests of the killed run may still be logged as their handlers end (the kernel
+            // hands over what the killed process had sent): wait until the log is quiet for
+            // 300 ms, then count by arrival.
+            var seen = origin.requests.count
+            while true {
+                try await Task.sleep(for: .milliseconds(300))
+                let now = origin.requests.count
+                if now == seen { break }
+                seen = now
+            }
             let resumedFrom = ContinuousClock.now
             let jsonl = dir.appendingPathComponent("resume.jsonl")
             let resumed = try await WebImageCommand.run(arguments + ["--skip-existing", "--jsonl", jsonl.path])

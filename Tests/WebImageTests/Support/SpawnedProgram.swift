@@ -20,18 +20,30 @@ struct SpawnedProgram: Sendable {
     /// Starts `arguments[0]` (a path) with `arguments` as its argument list.
     init(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
          output: Stream = .null, error: Stream = .null) throws {
+        pid = try Self.spawn(arguments, environment: environment) { actions in
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            for (target, stream) in [(Int32(1), output), (Int32(2), error)] {
+                switch stream {
+                case .null: posix_spawn_file_actions_addopen(&actions, target, "/dev/null", O_WRONLY, 0)
+                case .file(let path): posix_spawn_file_actions_addopen(&actions, target, path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+                case .descriptor(let descriptor): posix_spawn_file_actions_adddup2(&actions, descriptor, target)
+                }
+            }
+        }
+    }
+
+    /// `posix_spawn` of `arguments[0]` with the standard streams `streams` sets up, every other
+    /// descriptor closed, and the signal mask and handlers reset; the child's pid.
+    static func spawn(
+        _ arguments: [String], environment: [String: String], streams: (inout posix_spawn_file_actions_t) -> Void
+    ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        for (target, stream) in [(Int32(1), output), (Int32(2), error)] {
-            switch stream {
-            case .null: posix_spawn_file_actions_addopen(&actions, target, "/dev/null", O_WRONLY, 0)
-            case .file(let path): posix_spawn_file_actions_addopen(&actions, target, path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-            case .descriptor(let descriptor): posix_spawn_file_actions_adddup2(&actions, descriptor, target)
-            }
-        }
+        streams(&actions)
         // glibc's closefrom action is not visible to Swift: each descriptor open now is closed.
+        // (Listed through FileManager: Foundation's own scan of /proc/self/fd is what crashes
+        // `Process.run()`, see ``TestProcess``.)
         let open = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }
         for descriptor in open where descriptor > 2 { posix_spawn_file_actions_addclose(&actions, descriptor) }
 
@@ -54,7 +66,7 @@ struct SpawnedProgram: Sendable {
         guard spawned == 0 else {
             throw SpawnError(description: "cannot start \(arguments[0]): \(String(cString: strerror(spawned)))")
         }
-        self.pid = pid
+        return pid
     }
 
     /// Whether the child has not ended yet (an ended child is reaped).

@@ -40,31 +40,11 @@ final class TestProcess: @unchecked Sendable {
 
     func run() throws {
         guard let path = executableURL?.path else { throw SpawnError(description: "no executable") }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for (target, stream, reading) in [(Int32(0), standardInput, true), (1, standardOutput, false), (2, standardError, false)] {
-            if let descriptor = Self.descriptor(stream, childReads: reading) { posix_spawn_file_actions_adddup2(&actions, descriptor, target) }
+        let child = try SpawnedProgram.spawn([path] + (arguments ?? []), environment: environment ?? ProcessInfo.processInfo.environment) { actions in
+            for (target, stream, reading) in [(Int32(0), standardInput, true), (1, standardOutput, false), (2, standardError, false)] {
+                if let descriptor = Self.descriptor(stream, childReads: reading) { posix_spawn_file_actions_adddup2(&actions, descriptor, target) }
+            }
         }
-        // Every other descriptor open now is closed in the child (listed without Foundation's scan).
-        let open = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }
-        for descriptor in open where descriptor > 2 { posix_spawn_file_actions_addclose(&actions, descriptor) }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv = ([path] + (arguments ?? [])).map { strdup($0) }
-        defer { argv.forEach { free($0) } }
-        let envp = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") }
-        defer { envp.forEach { free($0) } }
-        var child: pid_t = 0
-        let spawned = posix_spawn(&child, path, &actions, &attributes, argv + [nil], envp + [nil])
-        guard spawned == 0 else { throw SpawnError(description: "cannot start \(path): \(String(cString: strerror(spawned)))") }
         condition.withLock { pid = child }
         // The child has its copies: the parent's ends it writes to or reads from are closed here,
         // so a reader sees the end of the stream when the child exits.
