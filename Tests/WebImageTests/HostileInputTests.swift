@@ -163,6 +163,29 @@ struct HostileInputTests {
         #expect(ended - cancelledAt < TestTime.scaled(.seconds(1)), "stopped \(ended - cancelledAt) after the cancel")
     }
 
+    @Test(arguments: [ImageFormat.gif, .webp, .apng])
+    func cancellingATaskStopsAnAnimationsEncodingBetweenFrames(format: ImageFormat) async throws {
+        var animation = Image(format: .gif, pixelWidth: 64, pixelHeight: 64, pixels: [UInt8](repeating: 255, count: 64 * 64 * 4), isOpaque: true)
+        animation.frames = (0..<50).map { index in
+            ImageFrame(pixels: [UInt8](repeating: UInt8(index * 5), count: 64 * 64 * 4).enumerated().map { $0.offset % 4 == 3 ? 255 : $0.element },
+                       duration: .milliseconds(100))
+        }
+        animation.frameCount = 50
+        let frames = animation
+        let task = Task.detached { () -> ImageEncodingError? in
+            withUnsafeCurrentTask { $0?.cancel() }
+            do throws(ImageEncodingError) {
+                _ = try ImageCoderRegistry.default.encode(frames, as: format, quality: 0.8)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(await task.value == .cancelled, "\(format)")
+        // Not cancelled, the same animation encodes.
+        #expect(try ImageCoderRegistry.default.decode(try ImageCoderRegistry.default.encode(frames, as: format, quality: 0.8)).frames.count == 50)
+    }
+
     @Test func cancellingATaskStopsAnAnimationBetweenFrames() async throws {
         let gif = GIFBomb.manyFrames(width: 300, height: 300, frames: 400)
         let task = Task.detached { () -> ImageDecodingError? in

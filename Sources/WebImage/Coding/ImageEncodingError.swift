@@ -12,12 +12,16 @@ public enum ImageEncodingError: Error, Sendable, Equatable, CustomStringConverti
     /// The format's shared library cannot be loaded here, or `WEBIMAGE_DISABLE_CODECS`
     /// switches it off (see ``ImageDecodingError/libraryUnavailable(format:reason:)``).
     case libraryUnavailable(format: ImageFormat, reason: String)
+    /// The task encoding was cancelled (a deadline passed, the caller went away): animations
+    /// stop between frames, and what was written is thrown away.
+    case cancelled
 
     public var description: String {
         switch self {
         case .unsupportedFormat(let format): "no encoder for \(format)"
         case let .encodingFailed(format, reason): "\(format) encoding failed: \(reason)"
         case let .libraryUnavailable(format, reason): "\(format) cannot be encoded here: \(reason)"
+        case .cancelled: "encoding was cancelled"
         }
     }
 }

@@ -17,6 +17,7 @@ enum APNGWriter {
         var out = PNGChunks.signature
         var sequence: UInt32 = 0
         for index in 0..<count {
+            guard !Task.isCancelled else { throw .cancelled }
             var still = image.frames.isEmpty ? image : image.frame(at: index)
             still.isOpaque = opaque
             let png = try PNGCoder().encode(still, as: .png, quality: 1)

@@ -61,6 +61,7 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
         encoder.pointee.timescale = 1000
         let stills = image.frames.isEmpty ? [image] : image.frames.indices.map { image.frame(at: $0) }
         for (index, still) in stills.enumerated() {
+            guard !Task.isCancelled else { throw .cancelled }
             let frame = try Self.yuvImage(still, lossless: lossless)
             defer { avifImageDestroy(frame) }
             // 1 ms … Int32.max ms a frame: a caller's Duration can be anything, and libavif adds

@@ -73,6 +73,7 @@ public struct GIFCoder: ImageDecoding, ImageEncoding {
         var writer = GIFWriter(width: image.pixelWidth, height: image.pixelHeight)
         writer.loopCount = image.frames.count > 1 ? image.loopCount : nil
         for (index, still) in stills.enumerated() {
+            guard !Task.isCancelled else { throw .cancelled }
             let (palette, indices, transparent) = GIFPalette.quantize(still)
             // GIF's delays are 16-bit centiseconds: 0…655,350 ms (the rounding below stays in range).
             let milliseconds = image.frames.isEmpty ? 0 : image.frames[index].duration.wholeMilliseconds(clampedTo: 0...655_350)

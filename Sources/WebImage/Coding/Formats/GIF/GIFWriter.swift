@@ -78,7 +78,10 @@ public struct GIFWriter: Sendable {
             try check(gif, EGifPutScreenDesc(gif, Int32(width), Int32(height), 8, 0, map))
         }
         if let loopCount { try putLoopCount(gif, loopCount) }
-        for frame in frames { try put(gif, frame) }
+        for frame in frames {
+            guard !Task.isCancelled else { throw .cancelled }
+            try put(gif, frame)
+        }
         closed = true
         guard EGifCloseFile(gif, &error) == GIF_OK else { throw Self.failure(error) }
         return withExtendedLifetime(sink) { Data(sink.bytes) }

@@ -42,6 +42,7 @@ enum WebPAnimation {
         }
         defer { WebPAnimEncoderDelete(encoder) }
         for index in image.frames.indices {
+            guard !Task.isCancelled else { throw .cancelled }
             let rgba = PixelOperations.unpremultiplied(image.frame(at: index))
             var picture = WebPPicture()
             guard WebPPictureInit(&picture) != 0 else { throw .encodingFailed(format: .webp, reason: "libwebp version mismatch") }
