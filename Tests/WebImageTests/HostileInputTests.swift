@@ -36,6 +36,30 @@ struct HostileInputTests {
         #expect(run.bytes < 256 << 20, "peak \(run.bytes >> 20) MB")
     }
 
+    // MARK: - An animation's result counts all its frames
+
+    @Test func anEnlargedAnimationIsRefusedBeforeAnyFrameIsProcessed() async throws {
+        // 4 KB: 20 one-pixel frames on a 100 × 100 screen; 7000 × 7000 × 20 frames is 980 MP.
+        let gif = GIFBomb.manyFrames(width: 100, height: 100, frames: 20)
+        let animation = try ImageCoderRegistry.default.decode(gif)
+        #expect(throws: ImageProcessingError.tooLarge(width: 7000, height: 7000)) {
+            try animation.processed(by: [.resize(width: 7000, height: 7000, mode: .exact, upscale: true)], animated: true)
+        }
+        #expect(try animation.processed(by: [.resize(width: 1500, height: 1500, mode: .exact, upscale: true)], animated: true).frames.count == 20)
+        // Through `fetch`: refused with the reason, in little memory.
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "GNU time is missing: run ./scripts/setup")
+        let output = temporaryDirectory()
+        try await withOrigin(files: ["frames.gif": gif]) { origin in
+            let run = try await BombMemoryTests.peakMemory([
+                "fetch", "--no-cache", "--output", output.path, "--process", "resize:7000x7000:exact:upscale", "--format", "gif",
+                origin.imageURL("frames.gif").absoluteString,
+            ])
+            #expect(run.status == 1, "\(run.output)")
+            #expect(run.output.contains("over the limit"), "\(run.output)")
+            #expect(run.bytes < 256 << 20, "peak \(run.bytes >> 20) MB")
+        }
+    }
+
     // MARK: - Intermediates of extreme aspect ratios
 
     @Test(arguments: [10_000, 100_000])

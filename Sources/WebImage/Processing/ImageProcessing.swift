@@ -74,6 +74,16 @@ extension Image {
             for processor in processors { image = try Self.step(processor, image) }
             return image
         }
+        // Every processed frame is kept: the result's pixels over all frames stay within the
+        // limit a decode has (a 20-frame GIF enlarged to 7000 × 7000 would be 980 MP), checked
+        // from the steps' sizes before any frame is processed.
+        let size = processors.reduce((width: upright.pixelWidth, height: upright.pixelHeight)) { size, processor in
+            processor.outputSize(width: size.width, height: size.height)
+        }
+        let (perFrame, overflow) = max(size.width, 0).multipliedReportingOverflow(by: max(size.height, 0))
+        guard !overflow, perFrame <= ImageProcessors.maxPixelCount / upright.frames.count else {
+            throw .tooLarge(width: size.width, height: size.height)
+        }
         var processedFrames: [ImageFrame] = []
         processedFrames.reserveCapacity(upright.frames.count)
         var first: Image?

@@ -12,6 +12,7 @@
 public enum ImageProcessors {
     /// The largest result, in pixels, a processor may produce (the decoders' default limit):
     /// an upscale or a rotation past it throws ``ImageProcessingError/tooLarge(width:height:)``.
+    /// An animation processed frame by frame counts all its frames, as a decode does.
     public static let maxPixelCount = 50_000_000
 }
 
