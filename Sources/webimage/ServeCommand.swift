@@ -23,9 +23,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         // A flag or variable that cannot be used is a usage error (exit 64), as in `fetch`.
-        let resolved: (host: String, port: Int, shutdown: Duration, logLevel: String, configuration: ImageServerConfiguration)
+        let resolved: (host: String, port: Int, shutdown: Duration, logLevel: String, configuration: ImageServerConfiguration, connections: ConnectionLimits)
         do { resolved = try options.resolve() } catch let error as CLIError { throw ValidationError(error.description) }
-        let (host, port, shutdown, levelName, configuration) = resolved
+        let (host, port, shutdown, levelName, configuration, connections) = resolved
         guard let level = Logger.Level(rawValue: levelName) else { throw ValidationError("unknown log level \(levelName)") }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -39,10 +39,17 @@ struct ServeCommand: AsyncParsableCommand {
         let router = Router(context: ImageServerRequestContext.self)
         router.add(middleware: AccessLogMiddleware(logger: Logger(label: "webimage.access")))
         server.addRoutes(to: router)
+        let factory = PrometheusMetricsFactory(registry: registry)
         let app = Application(
             router: router,
+            server: connections.serverBuilder(),  // head, idle and request timeouts; header limits
             configuration: .init(address: .hostname(host, port: port), serverName: "webimage"),
             onServerRunning: { channel in
+                // The connection caps, before the banner: a test or probe that waits for it sees them on.
+                do { try await connections.guardAccepts(on: channel, factory: factory) } catch {
+                    logger.critical("cannot guard connections: \(error)")
+                    Foundation.exit(70)  // never serve without the caps
+                }
                 let bound = channel.localAddress?.port ?? port
                 FileHandle.standardOutput.write(Data("listening on http://\(host):\(bound)\n".utf8))
             },

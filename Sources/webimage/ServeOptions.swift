@@ -35,6 +35,16 @@ struct ServeOptions: ParsableArguments {
     @Option(help: "Memory for source images in MB, 0 = off (WEBIMAGE_SOURCE_MEMORY_MB; default 64).") var sourceMemoryMb: Int?
     @Option(help: "Disk caches: DIR/results and DIR/sources (WEBIMAGE_CACHE_DIR; default: none).") var cacheDir: String?
     @Option(help: "Lossy quality when q is not given, 1-100 (WEBIMAGE_QUALITY; default 80).") var quality: Int?
+    @Option(help: "Seconds a client has to send a request head, from connecting or from its first byte (WEBIMAGE_HEAD_TIMEOUT; default 10).")
+    var headTimeout: Double?
+    @Option(help: "Seconds a kept-alive connection may wait for its next request (WEBIMAGE_IDLE_TIMEOUT; default 75).") var idleTimeout: Double?
+    @Option(help: "Seconds from a request's head to the end of its response (WEBIMAGE_REQUEST_TIMEOUT; default: fetch timeout + twice the processing timeout + 30).")
+    var requestTimeout: Double?
+    @Option(help: "Client connections open at once; more are closed at accept (WEBIMAGE_MAX_CONNECTIONS; default: 10000, or fewer to keep descriptors free).")
+    var maxConnections: Int?
+    @Option(help: "Connections one client address may have open (WEBIMAGE_MAX_CONNECTIONS_PER_CLIENT; default 256).") var maxConnectionsPerClient: Int?
+    @Option(help: "Bytes of a request line and its headers, 431 beyond (WEBIMAGE_MAX_HEADER_BYTES; default 32768).") var maxHeaderBytes: Int?
+    @Option(help: "Header fields in a request, 431 beyond (WEBIMAGE_MAX_HEADERS; default 100).") var maxHeaders: Int?
     @Option(help: "Seconds in-flight requests may take after SIGTERM (WEBIMAGE_SHUTDOWN_TIMEOUT; default 30).") var shutdownTimeout: Double?
     @Option(help: "trace, debug, info, notice, warning, error or critical (WEBIMAGE_LOG_LEVEL; default info).") var logLevel: String?
 
@@ -68,7 +78,7 @@ struct ServeOptions: ParsableArguments {
 
     /// The listening address and the server configuration.
     func resolve(environment: [String: String] = ProcessInfo.processInfo.environment) throws
-        -> (host: String, port: Int, shutdown: Duration, logLevel: String, configuration: ImageServerConfiguration)
+        -> (host: String, port: Int, shutdown: Duration, logLevel: String, configuration: ImageServerConfiguration, connections: ConnectionLimits)
     {
         let env = environment
         var c = ImageServerConfiguration()
@@ -123,6 +133,6 @@ struct ServeOptions: ParsableArguments {
         return (
             try Self.value(host, "WEBIMAGE_HOST", env) ?? "127.0.0.1", port,
             try Self.seconds(try Self.value(shutdownTimeout, "WEBIMAGE_SHUTDOWN_TIMEOUT", env) ?? 30),
-            try Self.value(logLevel, "WEBIMAGE_LOG_LEVEL", env) ?? "info", c)
+            try Self.value(logLevel, "WEBIMAGE_LOG_LEVEL", env) ?? "info", c, try connectionLimits(env, server: c))
     }
 }

@@ -16,9 +16,14 @@ extension ServerTests {
             let stdout = Pipe(), stderr = Pipe()
             let port: Int
 
-            init(_ arguments: [String], environment: [String: String] = [:]) async throws {
+            /// `openFiles`: run under `prlimit` with that many file descriptors (soft and hard).
+            init(_ arguments: [String], environment: [String: String] = [:], openFiles: Int? = nil) async throws {
                 process.executableURL = WebImageCommand.executable
                 process.arguments = ["serve", "--port", "0"] + arguments
+                if let openFiles {  // prlimit execs the command: the process id stays the server's
+                    process.arguments = ["--nofile=\(openFiles):\(openFiles)", "--", WebImageCommand.executable.path] + process.arguments!
+                    process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+                }
                 process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
                 process.standardOutput = stdout
                 process.standardError = stderr
