@@ -14,9 +14,12 @@ extension ImagePipeline {
     /// The final image, shared by every caller of one image key. Callers subscribe here only.
     @inline(__always)
     func sharedImage(
-        for request: ImageRequest, subscriber id: UInt64, onEvent: (@Sendable (StageEvent) -> Void)?
+        for request: ImageRequest, subscriber id: UInt64, latestPriority: (@Sendable () -> RequestPriority)? = nil,
+        onEvent: (@Sendable (StageEvent) -> Void)?
     ) async throws -> ImageResponse {
-        try await imageWork.value(for: imageJobKey(request), subscriber: id, priority: request.priority, onEvent: onEvent) {
+        try await imageWork.value(
+            for: imageJobKey(request), subscriber: id, priority: request.priority, latestPriority: latestPriority, onEvent: onEvent
+        ) {
             self.imageJob(request)
         }
     }
