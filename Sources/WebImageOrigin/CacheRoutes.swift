@@ -17,7 +17,9 @@ import WebImage
 ///   the `Last-Modified` it would send (`lm=1` only).
 /// - `GET /cache-admin/swap/{name}?to={other}`: later `/cache/{name}` serve sample `{other}`
 ///   under a different ETag (the "image changed at the origin" case).
-/// - `GET /cache-admin/reset`: undoes every swap.
+/// - `GET /cache-admin/fail/{name}?status=C`: later `/cache/{name}` answer status C (a failing
+///   origin; conditional requests included).
+/// - `GET /cache-admin/reset`: undoes every swap and failure.
 ///
 /// Requests are counted by the origin's request log like every route
 /// (`ImageOrigin.requestCount(path: "/cache/a.jpg")`), conditional headers included.
@@ -27,6 +29,9 @@ enum CacheRoutes {
 
         router.get("/cache/{name}") { request, context in
             let name = try context.parameters.require("name"), query = request.uri.queryParameters
+            if let status = swaps.failures.withLock({ $0[name] }) {
+                return OriginRoutes.text("status \(status)\n", status: .init(code: status))
+            }
             let served = swaps.state.withLock { $0[name] } ?? name
             guard let file = files[served] else { return OriginRoutes.text("no image \(name)\n", status: .notFound) }
             let now = Date()
@@ -61,16 +66,26 @@ enum CacheRoutes {
             swaps.state.withLock { $0[name] = other }
             return OriginRoutes.text("\(name) now serves \(other)\n")
         }
+        router.get("/cache-admin/fail/{name}") { request, context in
+            let name = try context.parameters.require("name")
+            guard let status = request.uri.queryParameters.get("status", as: Int.self), (100...599).contains(status) else {
+                return OriginRoutes.text("fail needs ?status= an HTTP status\n", status: .badRequest)
+            }
+            swaps.failures.withLock { $0[name] = status }
+            return OriginRoutes.text("\(name) now answers \(status)\n")
+        }
         router.get("/cache-admin/reset") { _, _ in
             swaps.state.withLock { $0 = [:] }
+            swaps.failures.withLock { $0 = [:] }
             return OriginRoutes.text("swaps reset\n")
         }
     }
 }
 
-/// Which sample each swapped name serves now.
+/// Which sample each swapped name serves now, and which names fail with which status.
 final class SwapTable: Sendable {
     let state = Locked<[String: String]>([:])
+    let failures = Locked<[String: Int]>([:])
 }
 
 /// IMF-fixdate formatting and parsing for the routes' headers.

@@ -39,20 +39,50 @@ struct FetchMode: Sendable {
                 nameURL: request.url.deletingPathExtension().appendingPathExtension(format.fileExtension),
                 width: written?.pixelWidth ?? response.image.pixelWidth, height: written?.pixelHeight ?? response.image.pixelHeight)
         }
-        let original = try await pipeline.data(for: request)
-        if verify {
-            // The check decodes outside the pipeline's stages, so it takes its room in the
-            // pipeline's memory budget itself.
-            let options = pipeline.configuration.decodingOptions
-            try options.checkPixelLimit(original.header)  // a bomb is refused as one, not as over the budget
-            let reservation = try await pipeline.configuration.memoryBudget?.reserve(
-                MemoryBudget.bytes(toDecode: original.header, options: options), waitingAtMost: pipeline.configuration.memoryBudgetWait)
-            defer { reservation?.release() }
-            _ = try pipeline.configuration.coders.decode(original.data, options: options)
+        guard verify else {
+            let original = try await pipeline.data(for: request)
+            return FetchedImage(original, nameURL: request.url)
         }
-        return FetchedImage(
+        // The original is stored before it is checked (waiting for the write, so that nothing
+        // lands after the removal below); bytes the check refuses leave every cache, or the next
+        // run without `--verify` would write them as a success.
+        let request = request.options(.waitStoreCache)
+        let original = try await pipeline.data(for: request)
+        // The check decodes outside the pipeline's stages, so it takes its room in the
+        // pipeline's memory budget itself (no room is no verdict on the bytes: they stay).
+        let options = pipeline.configuration.decodingOptions
+        do {
+            try options.checkPixelLimit(original.header)  // a bomb is refused as one, not as over the budget
+        } catch {
+            await pipeline.removeCachedImage(for: request)
+            throw error
+        }
+        let reservation = try await pipeline.configuration.memoryBudget?.reserve(
+            MemoryBudget.bytes(toDecode: original.header, options: options), waitingAtMost: pipeline.configuration.memoryBudgetWait)
+        defer { reservation?.release() }
+        do {
+            try Self.verify(original.data, coders: pipeline.configuration.coders, options: options)
+        } catch {
+            await pipeline.removeCachedImage(for: request)
+            throw error
+        }
+        return FetchedImage(original, nameURL: request.url)
+    }
+
+    /// Decodes the whole image; a partial one (its data ends early, ``Image/isPartial``) fails
+    /// as ``ImagePipeline/image(for:)`` refuses it.
+    private static func verify(_ data: Data, coders: ImageCoderRegistry, options: ImageDecodingOptions) throws(ImageDecodingError) {
+        let image = try coders.decode(data, options: options)
+        guard !image.isPartial else { throw .corrupt(format: image.format, reason: "data ends early (partial image)") }
+    }
+}
+
+extension FetchedImage {
+    /// The original bytes as they came, named after `nameURL`.
+    init(_ original: ImageDataResponse, nameURL: URL) {
+        self.init(
             data: original.data, format: original.header.format,
-            source: original.source, revalidated: original.isRevalidated, nameURL: request.url,
+            source: original.source, revalidated: original.isRevalidated, nameURL: nameURL,
             width: original.header.pixelWidth, height: original.header.pixelHeight)
     }
 }

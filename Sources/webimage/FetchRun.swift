@@ -40,6 +40,10 @@ struct FetchRun: Sendable {
         let manifest = FetchManifest(directory: outputDirectory, resume: skipExisting)
         defer { manifest.close() }
         let names = OutputNames(template: nameTemplate)
+        // Every name an earlier run recorded is taken before anything is fetched, so no URL met
+        // earlier in this run is given the name of a file kept for a URL met later.
+        for file in manifest.recordedFiles { await names.reserve(file) }
+        OutputFile.removeStaleTemporaries(in: outputDirectory)
         let limiter = perHost.map { HostLimiter(limit: $0) }
         let total = shard == nil ? URLSource.lineCount(input).map { $0 + arguments.count } : nil
         let sheet = report.map { FetchReport(path: $0) }
@@ -100,8 +104,7 @@ struct FetchRun: Sendable {
         do {
             let fetched = try await mode.fetch(ImageRequest(url: url, options: mode.options), pipeline: pipeline)
             try Task.checkCancellation()
-            let name = await names.name(for: fetched.nameURL, format: fetched.format, index: entry.line)
-            try OutputFile.write(fetched.data, to: outputDirectory, name: name)
+            let name = try await place(fetched, line: entry.line, names: names)
             if let thumbnailSide { thumbnail = FetchReport.thumbnail(of: fetched.data, side: thumbnailSide) }
             result = .success((fetched, name))
         } catch {
@@ -111,6 +114,19 @@ struct FetchRun: Sendable {
         return Outcome(
             line: entry.line, raw: entry.raw, result: result,
             milliseconds: (ContinuousClock.now - started).secondsValue * 1000, thumbnail: thumbnail)
+    }
+
+    /// Writes `fetched` under its name, or — when a file has that name (another process's, or
+    /// one this run did not know of) — the next suffixed one: a file is never replaced.
+    private func place(_ fetched: FetchedImage, line: Int, names: OutputNames) async throws -> String {
+        var name = await names.name(for: fetched.nameURL, format: fetched.format, index: line)
+        let staged = try OutputFile.stage(fetched.data, in: outputDirectory, name: name)
+        for _ in 0..<1000 {
+            if try OutputFile.place(staged, in: outputDirectory, as: name) { return name }
+            name = await names.name(for: fetched.nameURL, format: fetched.format, index: line)
+        }
+        OutputFile.discard(staged)
+        throw CLIError("cannot write \(name): a thousand names in a row are taken")
     }
 
     private func record(_ outcome: Outcome, manifest: FetchManifest) -> FetchRecord {

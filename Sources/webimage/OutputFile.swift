@@ -1,12 +1,19 @@
 import Foundation
 
-/// Writes one output file so that its final name only ever holds a complete file: the bytes go
-/// to a hidden temporary file in the same folder, which is renamed into place; on any error
-/// (a full disk, a file size limit, a folder that became unwritable) the temporary file is
-/// removed and the error names the file and the cause ("No space left on device").
+/// Writes output files so that a final name only ever holds a complete file and no file already
+/// in the folder is ever replaced: the bytes go to a hidden temporary file in the same folder
+/// (``stage(_:in:name:)``), which is renamed into place only if its name is free (``place(_:in:as:)``,
+/// ``NoReplaceRename``); the caller takes the next suffix when it is not. On any error (a full
+/// disk, a file size limit, a folder that became unwritable) the temporary file is removed and
+/// the error names the file and the cause ("No space left on device"). Temporary files a killed
+/// run left are removed by the next run (``removeStaleTemporaries(in:)``).
 enum OutputFile {
-    static func write(_ data: Data, to directory: URL, name: String) throws {
-        let temporary = directory.appendingPathComponent(".\(name).partial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+    /// The marker in a temporary file's name: `.NAME.partial-PID-RANDOM`.
+    static let temporaryMarker = ".partial-"
+
+    /// Writes `data` to a new hidden temporary file for `name`; returns its path.
+    static func stage(_ data: Data, in directory: URL, name: String) throws -> String {
+        let temporary = directory.appendingPathComponent(".\(name)\(temporaryMarker)\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw failure(name) }
         var failed: CLIError?
@@ -23,10 +30,36 @@ enum OutputFile {
             }
         }
         if close(descriptor) != 0, failed == nil { failed = failure(name) }
-        if failed == nil, rename(temporary, directory.appendingPathComponent(name).path) != 0 { failed = failure(name) }
         if let failed {
             unlink(temporary)
             throw failed
+        }
+        return temporary
+    }
+
+    /// Renames the staged file to `name` if no file has that name: `false` (the staged file kept)
+    /// when one has. Any other failure removes the staged file and throws.
+    static func place(_ temporary: String, in directory: URL, as name: String) throws -> Bool {
+        do {
+            return try NoReplaceRename.move(temporary, to: directory.appendingPathComponent(name).path) == .moved
+        } catch {
+            unlink(temporary)
+            throw CLIError("cannot write \(name): \(error)")
+        }
+    }
+
+    /// Removes a staged file that will not be placed.
+    static func discard(_ temporary: String) { unlink(temporary) }
+
+    /// Removes the temporary files of runs that are gone (killed): those whose process id is no
+    /// longer a running process. Another run's files, still being written, are left alone.
+    static func removeStaleTemporaries(in directory: URL) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in names where name.hasPrefix(".") {
+            guard let marker = name.range(of: temporaryMarker, options: .backwards),
+                  let pid = name[marker.upperBound...].split(separator: "-").first.flatMap({ Int32($0) }), pid > 0 else { continue }
+            if pid == getpid() || kill(pid, 0) == 0 || errno != ESRCH { continue }
+            unlink(directory.appendingPathComponent(name).path)
         }
     }
 

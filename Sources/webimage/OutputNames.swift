@@ -7,7 +7,9 @@ import WebImage
 /// has none. With `--name TEMPLATE`: `{index}` (the URL's line in the input, from 1), `{hash}`
 /// (16 hex digits of a stable hash of the URL), `{basename}` (the last path component without its
 /// extension) and `{ext}` (the image format's extension) are replaced. Either way, `-1`, `-2`, …
-/// go before the extension when another URL of the run already took the name.
+/// go before the extension when another URL of the run, an earlier run's manifest
+/// (``reserve(_:)``) or a file already in the folder (the final rename refuses to replace it and
+/// asks again) took the name.
 actor OutputNames {
     private var taken: Set<String> = []
     private let template: String?

@@ -5,7 +5,8 @@ import Foundation
 /// URLs already seen (for duplicates).
 ///
 /// Each line becomes an ``Entry``: blank lines and `#` comments are skipped; a line that is not
-/// an `http`/`https` URL with a host is ``Entry/Kind/invalid``; a URL met before is
+/// an `http`/`https` URL with a host, or is longer than ``LineReader/maxLineLength`` (64 KB; it
+/// is skipped over, never held whole), is ``Entry/Kind/invalid``; a URL met before is
 /// ``Entry/Kind/duplicate`` (fetched once, reported again with the first one's line); with
 /// `--shard K/N`, URLs of other shards are dropped silently.
 struct URLSource {
@@ -48,8 +49,13 @@ struct URLSource {
             let text: String
             if let argument = arguments.next() {
                 text = argument
-            } else if let fromFile = reader?.nextLine() {
-                text = fromFile
+            } else if let fromFile = reader?.next() {
+                guard case .text(let read) = fromFile else {
+                    line += 1
+                    return Entry(line: line, raw: "(a line of over \(LineReader.maxLineLength) bytes)", kind: .invalid(
+                        reason: "longer than \(LineReader.maxLineLength) bytes (not read into memory)"))
+                }
+                text = read
             } else {
                 return nil
             }
@@ -111,35 +117,5 @@ enum StableHash {
     static func hex(_ text: String) -> String {
         let value = String(of(text), radix: 16)
         return String(repeating: "0", count: 16 - value.count) + value
-    }
-}
-
-/// Lines of a file handle, read 64 KB at a time (UTF-8; `\r\n` and `\n` endings).
-final class LineReader {
-    private let handle: FileHandle
-    private var buffer: [UInt8] = []
-    /// Where the next line starts in `buffer`; consumed bytes are dropped once per read.
-    private var position = 0
-    private var finished = false
-
-    init(handle: FileHandle) { self.handle = handle }
-
-    func nextLine() -> String? {
-        while true {
-            if let newline = buffer[position...].firstIndex(of: 0x0A) {
-                var end = newline
-                if end > position, buffer[end - 1] == 0x0D { end -= 1 }
-                defer { position = newline + 1 }
-                return String(decoding: buffer[position..<end], as: UTF8.self)
-            }
-            if finished {
-                guard position < buffer.count else { return nil }
-                defer { position = buffer.count }
-                return String(decoding: buffer[position...], as: UTF8.self)
-            }
-            buffer.removeFirst(position)
-            position = 0
-            if let chunk = try? handle.read(upToCount: 1 << 16), !chunk.isEmpty { buffer.append(contentsOf: chunk) } else { finished = true }
-        }
     }
 }

@@ -253,6 +253,8 @@ final class ChildProcess: @unchecked Sendable {
 
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
+    var pid: pid_t { process.processIdentifier }
+
     /// Waits for the process to end (off the cooperative pool) and returns its status and output.
     func exit() async -> (Int32, String) {
         await withCheckedContinuation { continuation in

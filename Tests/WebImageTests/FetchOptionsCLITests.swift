@@ -52,6 +52,38 @@ struct FetchOptionsCLITests {
         }
     }
 
+    @Test func bytesRefusedByVerifyLeaveTheCacheAndPartialImagesAreRefused() async throws {
+        // A JPEG cut short: its header is whole and a lenient decode gives the top rows (partial).
+        let photo = try #require(SampleFiles.standard["photo.jpg"])
+        let cut = photo.prefix(photo.count * 3 / 5)
+        #expect(try ImageCoderRegistry.default.decode(cut).isPartial)
+        var damaged = try #require(SampleFiles.standard["logo.png"])
+        damaged[damaged.count / 2] ^= 0xFF
+        let small = try #require(SampleFiles.standard["small.jpg"])
+        try await withOrigin(files: ["cut.jpg": Data(cut), "damaged.png": damaged, "small.jpg": small]) { origin in
+            for name in ["cut.jpg", "damaged.png"] {
+                let cache = temporaryDirectory(), output = temporaryDirectory()
+                let url = origin.imageURL(name).absoluteString
+                let (verified, checked) = try await fetch([url, "--verify", "--output", output.path, "--cache-dir", cache.path])
+                #expect(verified.status == 1, "\(name): \(verified.stdout)")
+                #expect(checked?.failed == 1)
+                #expect(!FileManager.default.fileExists(atPath: output.appendingPathComponent(name).path))
+                // Nothing was left in the cache for a later run to write as a success.
+                let (later, fromCache) = try await fetch([url, "--cache-only", "--output", output.path, "--cache-dir", cache.path])
+                #expect(later.status == 1, "\(name): \(later.stdout)")
+                #expect(fromCache?.succeeded == 0 && fromCache?.fromDisk == 0)
+                #expect(!FileManager.default.fileExists(atPath: output.appendingPathComponent(name).path))
+            }
+            // A verified image stays cached.
+            let cache = temporaryDirectory()
+            let good = origin.imageURL("small.jpg").absoluteString
+            let (verified, _) = try await fetch([good, "--verify", "--output", temporaryDirectory().path, "--cache-dir", cache.path])
+            #expect(verified.status == 0, "\(verified.stdout)")
+            let (cached, fromCache) = try await fetch([good, "--cache-only", "--output", temporaryDirectory().path, "--cache-dir", cache.path])
+            #expect(cached.status == 0 && fromCache?.fromDisk == 1)
+        }
+    }
+
     @Test func cacheOnlyReloadAndNoCache() async throws {
         try await withOrigin { origin in
             let cache = temporaryDirectory()

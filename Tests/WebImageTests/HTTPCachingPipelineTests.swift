@@ -143,6 +143,33 @@ struct HTTPCachingPipelineTests {
         }
     }
 
+    @Test func mustRevalidateForbidsStaleIfErrorWhenTheOriginAnswers500() async throws {
+        try await withOrigin { origin in
+            let directory = temporaryDirectory()
+            // Both stale at once (max-age=0); the origin then fails every request for both.
+            let strict = origin.url("/cache/small.jpg?cc=max-age%3D0%2C%20must-revalidate")
+            let lenient = origin.url("/cache/logo.png?cc=max-age%3D0")
+            _ = try await load(strict, directory)
+            _ = try await load(lenient, directory)
+            #expect(try DiskCache(directory: directory).entry(for: strict.absoluteString)?.metadata.mustRevalidate == true)
+            for name in ["small.jpg", "logo.png"] {
+                let fail = origin.url("/cache-admin/fail/\(name)?status=500").absoluteString
+                #expect(try await HTTPClient.shared.execute(HTTPClientRequest(url: fail), timeout: .seconds(10)).status == .ok)
+            }
+            // must-revalidate: the 500 comes through, and the entry is not served.
+            do {
+                let served = try await load(strict, directory)
+                Issue.record("a must-revalidate entry was served stale: \(served.source), stale \(served.isStale)")
+            } catch {
+                guard case .loadingFailed(.badStatusCode(500)) = error as? ImagePipelineError else { Issue.record("\(error)"); return }
+            }
+            // Without it, stale-if-error still serves the stale copy.
+            let stale = try await load(lenient, directory)
+            #expect(stale.isStale && stale.source == .disk && stale.data == SampleFiles.standard["logo.png"])
+            #expect(requests(origin, "small.jpg").count == 2 && requests(origin, "logo.png").count == 2)
+        }
+    }
+
     @Test func negativeCachingRemembers404ButNot5xx() async throws {
         try await withOrigin { origin in
             let directory = temporaryDirectory()

@@ -106,14 +106,38 @@ struct ProcessingTests {
         #expect(result.orientation == .up && result.pixels == sideways.oriented().pixels)
     }
 
+    @Test func cropPastTheEdgesIsCutToTheImage() throws {
+        let image = Self.photo  // 40 × 30
+        let cases: [(ImageProcessors.Crop, (x: Int, y: Int, width: Int, height: Int))] = [
+            (.crop(x: 30, y: 0, width: 20, height: 10), (30, 0, 10, 10)),
+            (.crop(x: -1, y: -2, width: 5, height: 5), (0, 0, 4, 3)),
+            (.crop(x: -100, y: -100, width: 1000, height: 1000), (0, 0, 40, 30)),
+            (.crop(x: 35, y: 25, width: Int.max, height: Int.max), (35, 25, 5, 5)),
+            (.crop(x: -1_000_000_000_000, y: 10, width: Int.max, height: 1), (0, 10, 40, 1)),
+        ]
+        for (crop, cut) in cases {
+            let result = try image.processed(by: [crop])
+            let exact = try image.processed(by: [.crop(x: cut.x, y: cut.y, width: cut.width, height: cut.height)])
+            #expect(result.pixelWidth == cut.width && result.pixelHeight == cut.height, "\(crop.identifier)")
+            #expect(result.pixels == exact.pixels, "\(crop.identifier)")
+            // The memory estimate reports the cut size too.
+            let size = crop.outputSize(width: 40, height: 30)
+            #expect(size.width == cut.width && size.height == cut.height, "\(crop.identifier)")
+        }
+        #expect(try image.processed(by: [.crop(x: 0, y: 0, width: 40, height: 30)]).pixels == image.pixels)
+    }
+
     @Test func badParametersThrowTypedErrors() {
         let cases: [(any ImageProcessing, String)] = [
             (.resize(width: 0, height: 10), "zero size"),
             (.resize(width: -5, height: 10, mode: .exact), "negative size"),
-            (.crop(x: 30, y: 0, width: 20, height: 10), "crop past the right edge"),
-            (.crop(x: -1, y: 0, width: 5, height: 5), "negative origin"),
+            (.crop(x: 40, y: 0, width: 20, height: 10), "crop right of the image"),
+            (.crop(x: -6, y: 0, width: 5, height: 5), "crop left of the image"),
+            (.crop(x: 0, y: 30, width: 5, height: 5), "crop below the image"),
             (.crop(x: 0, y: 0, width: 0, height: 5), "empty crop"),
+            (.crop(x: 0, y: 0, width: 5, height: -5), "negative crop"),
             (.crop(x: Int.max, y: 0, width: Int.max, height: 5), "overflowing crop"),
+            (.crop(x: Int.min, y: 0, width: Int.max, height: 5), "crop ending at -1"),
             (.gaussianBlur(radius: -1), "negative blur"),
             (.gaussianBlur(radius: .nan), "NaN blur"),
             (.roundedCorners(radius: -3), "negative radius"),

@@ -160,4 +160,23 @@ struct TaskGraphTests {
             #expect(order == ["thumb-1.jpg", "thumb-2.jpg"])
         }
     }
+
+    @Test func aPrioritySetRightAfterImageTaskIsHonoured() async throws {
+        try await withOrigin { origin in
+            let (pipeline, low, normal) = try await queuedTwo(origin)
+            let downloader = pipeline.configuration.downloader
+            // The README's sequence: no await between making the task and setting its priority.
+            let task = pipeline.imageTask(with: ImageRequest(url: origin.imageURL("thumb-3.jpg")))
+            task.priority = .veryHigh
+            #expect(task.priority == .veryHigh)
+            #expect(await eventually { downloader.queuedDownloads(at: .veryHigh) == 1 })
+            #expect(downloader.queuedDownloads(at: .normal) == 1)  // thumb-2 only
+            downloader.resume()
+            let image = try await task.response.image
+            #expect(image.pixelWidth == 184)
+            for other in [low, normal] { _ = try await other.response }
+            let order = origin.requests.map { String($0.path.split(separator: "/").last ?? "") }
+            #expect(order == ["thumb-3.jpg", "thumb-2.jpg", "thumb-1.jpg"])
+        }
+    }
 }

@@ -59,12 +59,16 @@ public struct CacheMetadata: Sendable, Hashable, Codable {
     public var expiresAt: Date?
     /// `Cache-Control: no-cache` (or `must-revalidate` past expiry): ask the origin before use.
     public var requiresRevalidation: Bool
+    /// `Cache-Control: must-revalidate` (or `proxy-revalidate`): once stale, the bytes are never
+    /// served without the origin's word, not even when it fails (no stale-if-error, RFC 9111 § 4.2.4).
+    public var mustRevalidate: Bool
     public var storedAt: Date
     public var lastAccess: Date
 
     public init(
         url: String? = nil, contentType: String? = nil, byteCount: Int, etag: String? = nil, lastModified: String? = nil,
-        expiresAt: Date? = nil, requiresRevalidation: Bool = false, storedAt: Date = .now, lastAccess: Date? = nil
+        expiresAt: Date? = nil, requiresRevalidation: Bool = false, mustRevalidate: Bool = false, storedAt: Date = .now,
+        lastAccess: Date? = nil
     ) {
         self.url = url
         self.contentType = contentType
@@ -73,6 +77,7 @@ public struct CacheMetadata: Sendable, Hashable, Codable {
         self.lastModified = lastModified
         self.expiresAt = expiresAt
         self.requiresRevalidation = requiresRevalidation
+        self.mustRevalidate = mustRevalidate
         self.storedAt = storedAt
         self.lastAccess = lastAccess ?? storedAt
     }

@@ -6,6 +6,8 @@ public import Foundation
 ///   the memory cache of the running process).
 /// - `no-cache`, and entries past `max-age` / `Expires`, are revalidated with a conditional
 ///   request before use; a `304` refreshes the metadata and serves the cached bytes.
+/// - ``staleIfError`` serves a stale entry when its revalidation fails (a network error, a 5xx),
+///   except an entry stored with `must-revalidate` / `proxy-revalidate`, whose failure comes through.
 /// - A response with no freshness information is fresh for ``defaultMaxAge`` (7 days, as
 ///   SDWebImage keeps everything), or — with ``heuristicFreshness`` — for 10 % of the time since
 ///   its `Last-Modified`, as RFC 9111 § 4.2.2 allows.
@@ -27,7 +29,8 @@ public struct HTTPCachePolicy: Sendable, Hashable {
     public var defaultMaxAge: Duration
     /// Derive freshness from `Last-Modified` when no explicit lifetime is given.
     public var heuristicFreshness: Bool
-    /// Serve a stale entry when revalidation fails with a network error or a 5xx (logged).
+    /// Serve a stale entry when revalidation fails with a network error or a 5xx (logged) —
+    /// unless the response said `must-revalidate` (``CacheMetadata/mustRevalidate``).
     public var staleIfError: Bool
     /// How long a `404` / `410` is remembered, so repeated requests fail without reaching the
     /// origin. Zero turns negative caching off.
@@ -58,7 +61,7 @@ public struct HTTPCachePolicy: Sendable, Hashable {
             url: response.url.absoluteString, contentType: response.value(forHeader: "Content-Type"), byteCount: byteCount,
             etag: response.value(forHeader: "ETag"), lastModified: response.value(forHeader: "Last-Modified"),
             expiresAt: expiry(of: response, control: control, now: now),
-            requiresRevalidation: control.noCache, storedAt: now)
+            requiresRevalidation: control.noCache, mustRevalidate: control.mustRevalidate, storedAt: now)
     }
 
         /// Whether a shared cache may store a response with `control` (always true in a private one).
@@ -82,6 +85,7 @@ public struct HTTPCachePolicy: Sendable, Hashable {
         if let modified = response.value(forHeader: "Last-Modified") { merged.lastModified = modified }
         if response.value(forHeader: "Cache-Control") != nil || response.value(forHeader: "Expires") != nil {
             merged.requiresRevalidation = control.noCache
+            merged.mustRevalidate = control.mustRevalidate
             merged.expiresAt = expiry(of: response, control: control, now: now)
         } else if !cached.requiresRevalidation {
             // Same lifetime as before, counted from now.

@@ -185,7 +185,8 @@ public final class ImagePipeline: Sendable {
     // allocator (`WebImageMeasure caller-memory`).
     @inline(__always)
     func load(
-        _ request: ImageRequest, subscriber: UInt64, onEvent: (@Sendable (StageEvent) -> Void)?
+        _ request: ImageRequest, subscriber: UInt64, latestPriority: (@Sendable () -> RequestPriority)? = nil,
+        onEvent: (@Sendable (StageEvent) -> Void)?
     ) async throws(ImagePipelineError) -> ImageResponse {
         do {
             if request.options.contains(.queryDiskDataSync) {
@@ -194,10 +195,10 @@ public final class ImagePipeline: Sendable {
             }
             // No span at all without a tracer: with 10,000 callers of one image, the no-op span's
             // task-local binding was a measurable part of each caller's cost.
-            guard Self.isTracing else { return try await sharedImage(for: request, subscriber: subscriber, onEvent: onEvent) }
+            guard Self.isTracing else { return try await sharedImage(for: request, subscriber: subscriber, latestPriority: latestPriority, onEvent: onEvent) }
             return try await withSpan("webimage.request") { span in
                 span.attributes["webimage.url"] = request.url.absoluteString
-                return try await sharedImage(for: request, subscriber: subscriber, onEvent: onEvent)
+                return try await sharedImage(for: request, subscriber: subscriber, latestPriority: latestPriority, onEvent: onEvent)
             }
         } catch {
             throw Self.pipelineError(error)

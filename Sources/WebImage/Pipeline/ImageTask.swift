@@ -47,8 +47,10 @@ public final class ImageTask: Sendable {
         self.progress = progress.stream
         self.previews = previews.stream
         sinks = Sinks(events: events.continuation, progress: progress.continuation, previews: previews.continuation)
-        let started = Task { [sinks, subscriber] in
-            try await ImageTask.run(pipeline: pipeline, request: request, subscriber: subscriber, sinks: sinks)
+        // The load reads the priority as it joins the shared work, so one set between here and
+        // there (the README's `task.priority = .veryHigh` right after `imageTask(with:)`) holds.
+        let started = Task { [sinks, subscriber, self] in
+            try await ImageTask.run(pipeline: pipeline, request: request, subscriber: subscriber, priority: { self.priority }, sinks: sinks)
         }
         task.withLock { $0 = started }
     }
@@ -96,10 +98,14 @@ public final class ImageTask: Sendable {
         }
     }
 
-    private static func run(pipeline: ImagePipeline, request: ImageRequest, subscriber: UInt64, sinks: Sinks) async throws -> ImageResponse {
+    private static func run(
+        pipeline: ImagePipeline, request: ImageRequest, subscriber: UInt64, priority: @escaping @Sendable () -> RequestPriority, sinks: Sinks
+    ) async throws -> ImageResponse {
         sinks.events.yield(.started)
+        var request = request
+        request.priority = priority()
         do {
-            let (response, delivered) = try await pipeline.respond(to: request, subscriber: subscriber, sinks: sinks)
+            let (response, delivered) = try await pipeline.respond(to: request, subscriber: subscriber, latestPriority: priority, sinks: sinks)
             sinks.finish(.success(response), delivered: delivered)
             return response
         } catch {
@@ -114,7 +120,7 @@ extension ImagePipeline {
     /// the cached image first, then the revalidated one if it changed. `delivered` is true when
     /// the final response is the cached one already delivered.
     func respond(
-        to request: ImageRequest, subscriber: UInt64, sinks: ImageTask.Sinks
+        to request: ImageRequest, subscriber: UInt64, latestPriority: @escaping @Sendable () -> RequestPriority, sinks: ImageTask.Sinks
     ) async throws(ImagePipelineError) -> (response: ImageResponse, delivered: Bool) {
         if request.options.readsMemory, let image = configuration.memoryCache?[request.imageKey] {
             metrics.memoryHits.increment()
@@ -125,7 +131,7 @@ extension ImagePipeline {
             cached = await cachedResponse(for: request)
             if let cached { sinks.events.yield(.response(cached, isFinal: false)) }
         }
-        let fresh = try await load(request, subscriber: subscriber, onEvent: { sinks.send($0) })
+        let fresh = try await load(request, subscriber: subscriber, latestPriority: latestPriority, onEvent: { sinks.send($0) })
         if let cached, fresh.isRevalidated || fresh.isStale { return (cached, true) }
         return (fresh, false)
     }

@@ -1,7 +1,9 @@
 extension ImageProcessors {
     /// Keeps a part of the image: a rectangle in pixels (`x`, `y` from the top left), or the
-    /// centred square whose side is the shorter side. Exact. A rectangle that does not lie wholly
-    /// inside the image throws ``ImageProcessingError/invalidParameter(processor:reason:)``.
+    /// centred square whose side is the shorter side. Exact. A rectangle that reaches past the
+    /// image's edges is cut to the image (as CGImage's `cropping(to:)` and imgproxy do); one that
+    /// misses the image entirely (or has no area) throws
+    /// ``ImageProcessingError/invalidParameter(processor:reason:)``.
     /// Identifier: `crop(10,20,100,50)` (x, y, width, height) or `crop(square)`.
     ///
     /// ```swift
@@ -28,11 +30,10 @@ extension ImageProcessors {
 
         public func process(_ image: Image) throws(ImageProcessingError) -> Image {
             try checkInput(image)
-            let (x, y, width, height) = rect(in: image)
-            guard width > 0, height > 0, x >= 0, y >= 0, x <= image.pixelWidth - width, y <= image.pixelHeight - height else {
+            guard let (x, y, width, height) = cut(width: image.pixelWidth, height: image.pixelHeight) else {
                 throw .invalidParameter(
                     processor: identifier,
-                    reason: "the rectangle is not inside the \(image.pixelWidth) × \(image.pixelHeight) image")
+                    reason: "the rectangle does not overlap the \(image.pixelWidth) × \(image.pixelHeight) image")
             }
             if (x, y, width, height) == (0, 0, image.pixelWidth, image.pixelHeight) {
                 return image.replacing(pixels: image.packedPixels, width: width, height: height, isOpaque: image.isOpaque)
@@ -51,18 +52,30 @@ extension ImageProcessors {
             return image.replacing(pixels: pixels, width: width, height: height, isOpaque: image.isOpaque || PixelOperations.isOpaque(pixels))
         }
 
+        /// The cut size; an input the rectangle misses keeps its size (``process(_:)`` throws).
         public func outputSize(width: Int, height: Int) -> (width: Int, height: Int) {
-            let (_, _, w, h) = rect(width: width, height: height)
-            return (min(w, width), min(h, height))
+            guard let (_, _, w, h) = cut(width: width, height: height) else { return (width, height) }
+            return (w, h)
         }
 
-        private func rect(in image: Image) -> (Int, Int, Int, Int) { rect(width: image.pixelWidth, height: image.pixelHeight) }
-
-        private func rect(width imageWidth: Int, height imageHeight: Int) -> (Int, Int, Int, Int) {
+        /// The region within a `imageWidth × imageHeight` image (x, y, width, height), or `nil`
+        /// when it has no pixel in common with it. The rectangle's numbers are untrusted (a
+        /// `--process` spec, a URL): its far edges are computed without overflow.
+        private func cut(width imageWidth: Int, height imageHeight: Int) -> (Int, Int, Int, Int)? {
             switch region {
-            case let .rect(x, y, width, height): return (x, y, width, height)
+            case let .rect(x, y, width, height):
+                guard width > 0, height > 0 else { return nil }
+                // With a positive size, an overflowing far edge lies past any image.
+                let (right, rightOverflow) = x.addingReportingOverflow(width)
+                let (bottom, bottomOverflow) = y.addingReportingOverflow(height)
+                let left = max(x, 0), top = max(y, 0)
+                let cutRight = rightOverflow ? imageWidth : min(right, imageWidth)
+                let cutBottom = bottomOverflow ? imageHeight : min(bottom, imageHeight)
+                guard cutRight > left, cutBottom > top else { return nil }
+                return (left, top, cutRight - left, cutBottom - top)
             case .centerSquare:
                 let side = min(imageWidth, imageHeight)
+                guard side > 0 else { return nil }
                 return ((imageWidth - side) / 2, (imageHeight - side) / 2, side, side)
             }
         }

@@ -41,7 +41,7 @@ extension CacheIndex {
                         requiresRevalidation, storedAt, lastAccess) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [row.key, row.file, row.size, row.checksum, m.url, m.contentType, m.etag, m.lastModified,
-                            m.expiresAt?.timeIntervalSince1970, m.requiresRevalidation, m.storedAt.timeIntervalSince1970,
+                            m.expiresAt?.timeIntervalSince1970, m.revalidationFlags, m.storedAt.timeIntervalSince1970,
                             m.lastAccess.timeIntervalSince1970])
             unreferenced += try Self.deleteExpired(limits, limit: 32, db)
             let evicted = try Self.evict(keeping: row.key, limits: limits, db)
@@ -69,7 +69,7 @@ extension CacheIndex {
                         requiresRevalidation = ?, storedAt = ?, lastAccess = ? WHERE key = ?
                     """,
                 arguments: [m.url, m.contentType, m.etag, m.lastModified, m.expiresAt?.timeIntervalSince1970,
-                            m.requiresRevalidation, m.storedAt.timeIntervalSince1970, m.lastAccess.timeIntervalSince1970, key])
+                            m.revalidationFlags, m.storedAt.timeIntervalSince1970, m.lastAccess.timeIntervalSince1970, key])
             return db.changesCount > 0
         }
     }

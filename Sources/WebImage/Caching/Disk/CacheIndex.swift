@@ -102,11 +102,18 @@ final class CacheIndex: Sendable {
     }
 
     static func indexRow(_ row: Row) -> IndexRow {
+        let flags: Int = row["requiresRevalidation"]  // CacheMetadata.revalidationFlags
         let metadata = CacheMetadata(
             url: row["url"], contentType: row["contentType"], byteCount: row["size"], etag: row["etag"],
             lastModified: row["lastModified"], expiresAt: (row["expiresAt"] as Double?).map(Date.init(timeIntervalSince1970:)),
-            requiresRevalidation: row["requiresRevalidation"], storedAt: Date(timeIntervalSince1970: row["storedAt"]),
+            requiresRevalidation: flags & 1 != 0, mustRevalidate: flags & 2 != 0, storedAt: Date(timeIntervalSince1970: row["storedAt"]),
             lastAccess: Date(timeIntervalSince1970: row["lastAccess"]))
         return IndexRow(key: row["key"], file: row["file"], size: row["size"], checksum: row["checksum"], metadata: metadata)
     }
+}
+
+extension CacheMetadata {
+    /// `requiresRevalidation` (bit 0) and `mustRevalidate` (bit 1) in the index's one column, so
+    /// the schema stays as it was: an older reader sees any non-zero value as "revalidate first".
+    var revalidationFlags: Int { (requiresRevalidation ? 1 : 0) | (mustRevalidate ? 2 : 0) }
 }

@@ -77,23 +77,29 @@ final class SharedWork<Key: Hashable & Sendable, Value: Sendable, Event: Sendabl
     /// `start` is called only by the caller that starts the job: the work closure (and whatever
     /// it captures) is made once per job, not once per caller — with 10,000 callers of one image,
     /// a closure context each was a measurable part of a caller's cost.
+    ///
+    /// `latestPriority`, if given, is read under the lock as the subscriber joins and replaces
+    /// `priority`: a ``setPriority(_:key:subscriber:)`` made before the subscriber was in the
+    /// table (an ``ImageTask``'s priority set right after it was made) is then not lost — it
+    /// either updated what `latestPriority` reads before, or finds the subscriber after.
     func value(
-        for key: Key, subscriber id: UInt64, priority: RequestPriority, onEvent: EventHandler? = nil,
-        start: () -> Work
+        for key: Key, subscriber id: UInt64, priority: RequestPriority, latestPriority: (@Sendable () -> RequestPriority)? = nil,
+        onEvent: EventHandler? = nil, start: () -> Work
     ) async throws -> Value {
         try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Value, any Error>) in
-                let subscriber = Subscriber(id: id, continuation: continuation, priority: priority, onEvent: onEvent)
+                var subscriber = Subscriber(id: id, continuation: continuation, priority: priority, onEvent: onEvent)
                 let newJob: UInt64? = jobs.withLock { jobs in
                     // Checked under the lock: either this sees the cancellation or `leave` sees us.
                     guard !Task.isCancelled else { return 0 }
+                    if let latestPriority { subscriber.priority = latestPriority() }
                     if let job = jobs[key] {
                         job.add(subscriber)
                         job.updatePriority()
                         return nil
                     }
                     let jobID = ids.add(1, ordering: .relaxed).newValue
-                    let job = Job(id: jobID, priority: priority)
+                    let job = Job(id: jobID, priority: subscriber.priority)
                     job.add(subscriber)
                     jobs[key] = job
                     return jobID
@@ -108,7 +114,7 @@ final class SharedWork<Key: Hashable & Sendable, Value: Sendable, Event: Sendabl
                     // Detached (no task-locals or priority of whoever came first), but the first
                     // caller's trace context is kept so the job's spans are children of its request.
                     let trace = ServiceContext.current ?? .topLevel
-                    let task = Task.detached(executorPreference: executor, priority: priority.taskPriority) {
+                    let task = Task.detached(executorPreference: executor, priority: subscriber.priority.taskPriority) {
                         let result: Result<Value, any Error>
                         do {
                             result = .success(try await ServiceContext.withValue(trace) { try await work(context) })

@@ -96,7 +96,7 @@ extension ImagePipeline {
                 mayKeepInMemory: !policy.isShared || metadata != nil, mayStoreVariant: metadata != nil)
         } catch {
             if error == .cancelled { throw ImagePipelineError.cancelled }
-            if let stale, configuration.httpCachePolicy.staleIfError, error.isTransient {
+            if let stale, configuration.httpCachePolicy.staleIfError, !stale.metadata.mustRevalidate, error.isTransient {
                 logger.warning("revalidation failed; serving the stale entry", metadata: ["url": "\(request.url)", "error": "\(error)"])
                 metrics.staleServed.increment()
                 return OriginalData(data: stale.data, source: .disk, isStale: true)

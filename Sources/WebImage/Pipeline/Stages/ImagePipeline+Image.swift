@@ -14,9 +14,12 @@ extension ImagePipeline {
     /// The final image, shared by every caller of one image key. Callers subscribe here only.
     @inline(__always)
     func sharedImage(
-        for request: ImageRequest, subscriber id: UInt64, onEvent: (@Sendable (StageEvent) -> Void)?
+        for request: ImageRequest, subscriber id: UInt64, latestPriority: (@Sendable () -> RequestPriority)? = nil,
+        onEvent: (@Sendable (StageEvent) -> Void)?
     ) async throws -> ImageResponse {
-        try await imageWork.value(for: imageJobKey(request), subscriber: id, priority: request.priority, onEvent: onEvent) {
+        try await imageWork.value(
+            for: imageJobKey(request), subscriber: id, priority: request.priority, latestPriority: latestPriority, onEvent: onEvent
+        ) {
             self.imageJob(request)
         }
     }
@@ -148,12 +151,24 @@ private struct ProcessingContext: StageContext {
 }
 
 extension CacheSerializer {
-    /// The source format when it can be encoded (lossless PNG / high-quality lossy otherwise), else PNG.
+    /// Lossless unless nothing is lost by a lossy format: an opaque variant of a lossy original
+    /// (JPEG, or lossy WebP) is stored in that format at quality 0.9; everything else — an image
+    /// with alpha (a circle, rounded corners, an arbitrary rotation), a lossless original (PNG,
+    /// GIF, APNG, lossless WebP, BMP, TIFF, …) — is stored losslessly: lossless WebP for a WebP
+    /// original, APNG for other animations, PNG otherwise. A JPEG cannot hold alpha, so storing a
+    /// circle as JPEG gave it opaque black corners after a restart.
     static func `default`(coders: ImageCoderRegistry) -> CacheSerializer {
-        CacheSerializer { image, _ in
-            let format: ImageFormat = [.jpeg, .png, .webp, .gif, .apng].contains(image.format) ? image.format : .png
-            let lossless: Set<ImageFormat> = [.png, .gif, .apng]
-            return try? coders.encode(image, as: format, quality: lossless.contains(format) ? 1 : 0.9)
+        CacheSerializer { image, original in
+            let (format, quality) = cacheFormat(for: image, original: original)
+            return try? coders.encode(image, as: format, quality: quality)
         }
+    }
+
+    /// The format and quality ``default(coders:)`` stores `image` (made from `original`) as.
+    static func cacheFormat(for image: Image, original: Data?) -> (ImageFormat, Double) {
+        let lossyWebP = image.format == .webp && original.map { WebPContainer($0).hasLossyBitstream } ?? false
+        if image.isOpaque, image.format == .jpeg || lossyWebP { return (image.format, 0.9) }
+        if image.format == .webp { return (.webp, 1) }
+        return (image.isAnimated ? .apng : .png, 1)
     }
 }

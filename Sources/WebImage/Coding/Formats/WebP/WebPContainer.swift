@@ -15,6 +15,9 @@ struct WebPContainer {
     /// The `VP8X` chunk's canvas size and animation flag, if the file is extended.
     var canvas: (width: Int, height: Int)?
     var isAnimated = false
+    /// Whether a lossy `VP8 ` bitstream is in the file (at the top or in an `ANMF` frame); a file
+    /// of `VP8L` bitstreams only is lossless.
+    var hasLossyBitstream = false
 
     init(_ data: Data) {
         let bytes = data
@@ -25,8 +28,11 @@ struct WebPContainer {
             let tag = String(decoding: bytes[(start + offset)..<(start + offset + 4)], as: UTF8.self)
             let size = byte(offset + 4) | byte(offset + 5) << 8 | byte(offset + 6) << 16 | byte(offset + 7) << 24
             let payload = offset + 8
+            if tag == "VP8 " { hasLossyBitstream = true }
             if tag == "ANMF" {
                 frameCount += 1
+                // The frame's own chunks follow its 16-byte header.
+                if Self.containsLossy(bytes, from: payload + 16, to: min(payload + size, bytes.count)) { hasLossyBitstream = true }
                 durations.append(payload + 15 <= bytes.count ? byte(payload + 12) | byte(payload + 13) << 8 | byte(payload + 14) << 16 : 0)
             }
             if tag == "VP8X", payload + 10 <= bytes.count {
@@ -39,5 +45,18 @@ struct WebPContainer {
             }
             offset = payload + size + (size & 1)
         }
+    }
+
+    /// Whether a `VP8 ` chunk is among the chunks laid out from `from` to `to`.
+    private static func containsLossy(_ data: Data, from: Int, to end: Int) -> Bool {
+        let start = data.startIndex
+        func byte(_ i: Int) -> Int { Int(data[start + i]) }
+        var offset = from
+        while offset >= 0, offset + 8 <= end {
+            if data[(start + offset)..<(start + offset + 4)].elementsEqual("VP8 ".utf8) { return true }
+            let size = byte(offset + 4) | byte(offset + 5) << 8 | byte(offset + 6) << 16 | byte(offset + 7) << 24
+            offset = offset + 8 + size + (size & 1)
+        }
+        return false
     }
 }

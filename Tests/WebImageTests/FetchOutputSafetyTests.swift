@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+import WebImage
+import WebImageOrigin
+
+/// `webimage fetch` never replaces a file in its output folder: names a killed run recorded are
+/// reserved when it is resumed, a final rename refuses to replace, and a killed run's temporary
+/// files are cleaned up — with the real binary against the real origin.
+@Suite("webimage fetch: no file is ever replaced")
+struct FetchOutputSafetyTests {
+    @Test func resumingAKilledRunWithCollidingNamesKeepsEveryFile() async throws {
+        try await withOrigin { origin in
+            let dir = temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let output = dir.appendingPathComponent("out")
+            // Every URL is named pic.jpg, pic-1.jpg, …: the names collide by construction.
+            let urls = (1...12).map { origin.imageURL("thumb-\($0).jpg", query: "delay=300").absoluteString }
+            let common = ["--output", output.path, "--no-cache", "--name", "pic.{ext}"]
+            let child = try ChildProcess(["fetch", "--input", try FetchListTests.write(urls, in: dir).path, "--concurrency", "2"] + common)
+            let manifest = output.appendingPathComponent(".webimage-fetch.jsonl")
+            #expect(await eventually(timeout: .seconds(30)) { ((try? String(contentsOf: manifest, encoding: .utf8)) ?? "").split(separator: "\n").count >= 3 })
+            child.signal(SIGKILL)
+            _ = await child.exit()
+            let kept = try Self.manifest(manifest)
+            #expect(kept.count >= 3 && kept.count < 12)
+            // What a killed run leaves (its temporary file), and a file of the user's under a name
+            // the run has not used yet.
+            let stale = output.appendingPathComponent(".pic-9.jpg.partial-\(child.pid)-12345")
+            try Data("half a file".utf8).write(to: stale)
+            let usersFile = output.appendingPathComponent("pic-\(kept.count).jpg")
+            try Data("the user's own file".utf8).write(to: usersFile)
+
+            // Resumed with the list reversed: the URLs not fetched yet come first and would take
+            // the names of the kept files if those were not reserved.
+            let jsonl = dir.appendingPathComponent("resume.jsonl")
+            let reversed = try FetchListTests.write(urls.reversed(), in: dir)
+            let resumed = try await WebImageCommand.run(["fetch", "--input", reversed.path, "--concurrency", "4", "--skip-existing", "--jsonl", jsonl.path] + common)
+            #expect(resumed.status == 0, "\(resumed.stdout)")
+            let lines = try FetchListTests.records(jsonl)
+            #expect(Set(lines.filter { $0.status == "skipped" }.map(\.url)) == Set(kept.keys))
+            #expect(lines.filter { $0.status == "ok" }.count == 12 - kept.count)
+
+            // Every URL's file holds that URL's image; the user's file and no other was touched.
+            let files = try Self.manifest(manifest)
+            #expect(files.count == 12)
+            for (index, url) in urls.enumerated() {
+                let file = try #require(files[url], "\(url) has no file")
+                #expect(try Data(contentsOf: output.appendingPathComponent(file)) == SampleFiles.standard["thumb-\(index + 1).jpg"], "\(file) for \(url)")
+            }
+            #expect(Set(files.values).count == 12)
+            #expect(try Data(contentsOf: usersFile) == Data("the user's own file".utf8))
+            #expect(!files.values.contains(usersFile.lastPathComponent))
+            let names = try FileManager.default.contentsOfDirectory(atPath: output.path)
+            #expect(!names.contains { $0.contains(".partial-") }, "\(names)")
+        }
+    }
+
+    @Test func aLineOverTheLimitIsInvalidAndNeverHeldInMemory() async throws {
+        try await withOrigin { origin in
+            let dir = temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let first = origin.imageURL("small.jpg").absoluteString, after = origin.imageURL("logo.png").absoluteString
+            let jsonl = dir.appendingPathComponent("out.jsonl")
+            let process = Process()
+            process.executableURL = WebImageCommand.executable
+            process.arguments = ["fetch", "--input", "-", "--output", dir.appendingPathComponent("out").path, "--no-cache", "--jsonl", jsonl.path]
+            let input = Pipe()
+            process.standardInput = input
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // 256 MB without a newline between two good URLs, streamed; the pipe stays open until
+            // the memory of the process was read.
+            let writer = input.fileHandleForWriting
+            DispatchQueue.global().async {
+                writer.write(Data("\(first)\n".utf8))
+                let chunk = Data(repeating: UInt8(ascii: "a"), count: 1 << 20)
+                for _ in 0..<256 { writer.write(chunk) }
+                writer.write(Data("\n\(after)\n".utf8))
+            }
+            #expect(await eventually(timeout: .seconds(60)) { origin.requestCount(path: "/images/logo.png") == 1 })
+            let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+            let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+                .flatMap { $0.split(separator: " ").dropFirst().first.flatMap { Int($0) } }
+            try writer.close()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 1)  // one invalid line
+            let peakKB = try #require(peak, "no VmHWM in \(status)")
+            #expect(peakKB < 128 * 1024, "the process peaked at \(peakKB) KB reading a 256 MB line")
+            let lines = try FetchListTests.records(jsonl).sorted { $0.line < $1.line }
+            #expect(lines.map(\.status) == ["ok", "invalid", "ok"])
+            #expect(lines.map(\.line) == [1, 2, 3])
+            #expect(lines[1].error?.contains("longer than 65536 bytes") == true, "\(lines[1])")
+            #expect(lines[1].url.count < 100)
+        }
+    }
+
+    /// The manifest's files by URL (the last line of a URL counts; a torn line is skipped).
+    static func manifest(_ path: URL) throws -> [String: String] {
+        var files: [String: String] = [:]
+        for line in try String(contentsOf: path, encoding: .utf8).split(separator: "\n") {
+            guard let entry = try? JSONDecoder().decode(ManifestLine.self, from: Data(line.utf8)) else { continue }
+            files[entry.url] = entry.file
+        }
+        return files
+    }
+}
