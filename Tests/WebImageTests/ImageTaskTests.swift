@@ -64,10 +64,12 @@ struct ImageTaskTests {
                 _ = try await pipeline.image(for: missing.options(.retryFailed))
             }
             #expect(origin.requestCount(path: "/images/missing.jpg") == 2)
-            let shortLived = try makeTestPipeline(cacheDirectory: nil, failedURLTimeToLive: TestTime.scaled(.milliseconds(300)))
+            // 1.5 s: a full run on 2 loaded cores once took more than 300 ms between the failure
+            // and the look-up below.
+            let shortLived = try makeTestPipeline(cacheDirectory: nil, failedURLTimeToLive: TestTime.scaled(.milliseconds(1500)))
             await #expect(throws: ImagePipelineError.loadingFailed(.badStatusCode(404))) { _ = try await shortLived.image(for: missing) }
             #expect(shortLived.failedURLs.error(for: missing.dataKey) != nil)
-            try await Task.sleep(for: TestTime.scaled(.milliseconds(400)))
+            try await Task.sleep(for: TestTime.scaled(.milliseconds(1700)))
             #expect(shortLived.failedURLs.error(for: missing.dataKey) == nil)
             await #expect(throws: ImagePipelineError.loadingFailed(.badStatusCode(404))) { _ = try await shortLived.image(for: missing) }
             #expect(origin.requestCount(path: "/images/missing.jpg") == 4)
