@@ -90,22 +90,23 @@ struct MemoryBudgetTests {
         }
     }
 
-    @Test func sixtyFourFullDecodesOfTwelveMegapixelsStayWithinTheBudget() async throws {
-        // `fetch --verify` decodes every 12 MP JPEG whole (48 MB each): 64 at once would hold
-        // 3 GB; with a 256 MB budget the process's peak stays near the budget.
+    @Test func concurrentFullDecodesOfTwelveMegapixelsStayWithinTheBudget() async throws {
+        // `fetch --verify` decodes every 12 MP JPEG whole (48 MB each): 24 at once would hold
+        // 1.1 GB; with a 128 MB budget the process's peak stays near the budget. (The issue's
+        // 64 loads in 256 MB: `scripts/measure-budget`; fewer here, the suite shares 2 cores.)
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "GNU time is missing: run ./scripts/setup")
         let photo = Image(format: .jpeg, pixelWidth: 4000, pixelHeight: 3000, pixels: [UInt8](repeating: 128, count: 48_000_000), isOpaque: true)
         let jpeg = try ImageCoderRegistry.default.encode(photo, as: .jpeg, quality: 0.8)
-        let files = Dictionary(uniqueKeysWithValues: (0..<64).map { ("photo-\($0).jpg", jpeg) })
+        let files = Dictionary(uniqueKeysWithValues: (0..<24).map { ("photo-\($0).jpg", jpeg) })
         try await withOrigin(files: files) { origin in
             let output = temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: output) }
-            let urls = (0..<64).map { origin.imageURL("photo-\($0).jpg").absoluteString }
+            let urls = (0..<24).map { origin.imageURL("photo-\($0).jpg").absoluteString }
             let run = try await BombMemoryTests.peakMemory(
-                ["fetch", "--verify", "--no-cache", "--concurrency", "64", "--memory-budget-mb", "256", "--output", output.path] + urls)
+                ["fetch", "--verify", "--no-cache", "--concurrency", "24", "--memory-budget-mb", "128", "--output", output.path] + urls)
             #expect(run.status == 0, "\(run.output.suffix(500))")
             // The budget plus the process's own: code, the downloads' bodies, allocator slack.
-            #expect(run.bytes < (256 + 160) << 20, "peak \(run.bytes >> 20) MB with a 256 MB budget")
+            #expect(run.bytes < (128 + 160) << 20, "peak \(run.bytes >> 20) MB with a 128 MB budget")
         }
     }
 }

@@ -65,7 +65,9 @@ struct TaskGraphTests {
 
     @Test func cancellingOneSubscriberLeavesTheOthersAndTheLastCancelsTheDownload() async throws {
         try await withOrigin { origin in
-            let pipeline = try makeTestPipeline(cacheDirectory: nil)
+            // 60 s per attempt: a full run on 2 loaded cores once stretched the stalled body past
+            // the default 15 s; what is tested is who cancels, not how fast.
+            let pipeline = try makeTestPipeline(cacheDirectory: nil) { $0.timeout = TestTime.scaled(.seconds(60)) }
             let url = origin.imageURL("photo.jpg", query: "chunk=4096&stall=40")
             let a = pipeline.imageTask(with: ImageRequest(url: url))
             let b = pipeline.imageTask(with: ImageRequest(url: url).processed(by: [KeepLeft(fraction: 0.5)]))
