@@ -44,72 +44,81 @@ extension ServerTests {
             }.joined()
         }
 
-        @Test func processSpecsNeverTrapAndRefuseWithAStep() {
-            var generator = Seeded(state: 25)
-            for _ in 0..<12_000 {
-                let spec = Self.mutated(&generator, from: Self.fragments, parts: 1...12)
-                do {
-                    let processors = try ImageProcessorSpec.parse(spec)
-                    // Whatever parses has identifiers and sizes that never trap either.
-                    for processor in processors {
-                        #expect(!processor.identifier.isEmpty)
-                        _ = processor.outputSize(width: 7000, height: 1)
-                        _ = processor.outputSize(width: 1, height: Int(Int32.max))
-                    }
-                } catch {
-                    guard case .invalidSpec = error else {
-                        Issue.record("'\(spec)': \(error) is not invalidSpec")
-                        continue
+        // Each loop runs off the cooperative pool (seconds of synchronous work would stall the
+        // other tests' tasks) and returns what it found; the expectations are made here.
+        @Test func processSpecsNeverTrapAndRefuseWithAStep() async {
+            let problems = await offPool { () -> [String] in
+                var generator = Seeded(state: 25), problems: [String] = []
+                for _ in 0..<12_000 {
+                    let spec = Self.mutated(&generator, from: Self.fragments, parts: 1...12)
+                    do throws(ImageProcessingError) {
+                        // Whatever parses has identifiers and sizes that never trap either.
+                        for processor in try ImageProcessorSpec.parse(spec) {
+                            if processor.identifier.isEmpty { problems.append("'\(spec)': empty identifier") }
+                            _ = processor.outputSize(width: 7000, height: 1)
+                            _ = processor.outputSize(width: 1, height: Int(Int32.max))
+                        }
+                    } catch {
+                        guard case .invalidSpec = error else { problems.append("'\(spec)': \(error) is not invalidSpec"); continue }
                     }
                 }
+                return problems
             }
+            #expect(problems.isEmpty, "\(problems.prefix(5))")
         }
 
-        @Test func queriesNeverTrapAndEveryAcceptedOneHasOneKey() {
-            var generator = Seeded(state: 26)
-            var accepted = 0
-            for _ in 0..<20_000 {
-                var query: [(String, String)] = []
-                for _ in 0..<Int.random(in: 0...6, using: &generator) {
-                    let name = Self.names.randomElement(using: &generator)!
-                    let value = Bool.random(using: &generator)
-                        ? Self.values.randomElement(using: &generator)!
-                        : (name == "process" ? Self.mutated(&generator, from: Self.fragments, parts: 1...8)
-                            : Self.mutated(&generator, from: Self.values + Self.fragments, parts: 1...3))
-                    query.append((name, value))
+        @Test func queriesNeverTrapAndEveryAcceptedOneHasOneKey() async {
+            let (accepted, problems) = await offPool { () -> (Int, [String]) in
+                var generator = Seeded(state: 26), accepted = 0, problems: [String] = []
+                for _ in 0..<20_000 {
+                    var query: [(String, String)] = []
+                    for _ in 0..<Int.random(in: 0...6, using: &generator) {
+                        let name = Self.names.randomElement(using: &generator)!
+                        let value = Bool.random(using: &generator)
+                            ? Self.values.randomElement(using: &generator)!
+                            : (name == "process" ? Self.mutated(&generator, from: Self.fragments, parts: 1...8)
+                                : Self.mutated(&generator, from: Self.values + Self.fragments, parts: 1...3))
+                        query.append((name, value))
+                    }
+                    if Int.random(in: 0..<3, using: &generator) > 0 { query.insert(("url", Self.values[Int.random(in: 0..<2, using: &generator)]), at: 0) }
+                    do throws(ImageServerError) {
+                        let parameters = try ImageParameters(query: query, maxSide: 8192)
+                        accepted += 1
+                        let key = parameters.cacheKey(negotiated: "jpeg")
+                        if key != parameters.cacheKey(negotiated: "jpeg") || key == parameters.cacheKey(negotiated: "webp") {
+                            problems.append("\(query): the key is not one stable value")
+                        }
+                        // What the parser accepted is priced (each step's size) without trapping either.
+                        for processor in parameters.processors { _ = processor.outputSize(width: 8192, height: 8192) }
+                    } catch {
+                        if !(400..<500).contains(error.status) { problems.append("\(query): \(error)") }
+                    }
                 }
-                if Int.random(in: 0..<3, using: &generator) > 0 { query.insert(("url", Self.values[Int.random(in: 0..<2, using: &generator)]), at: 0) }
-                do {
-                    let parameters = try ImageParameters(query: query, maxSide: 8192)
-                    accepted += 1
-                    let key = parameters.cacheKey(negotiated: "jpeg")
-                    #expect(key == parameters.cacheKey(negotiated: "jpeg"))
-                    #expect(key != parameters.cacheKey(negotiated: "webp"))
-                    // What the parser accepted is priced (each step's size) without trapping either.
-                    for processor in parameters.processors { _ = processor.outputSize(width: 8192, height: 8192) }
-                } catch {
-                    #expect((400..<500).contains(error.status), "\(query): \(error)")
-                }
+                return (accepted, problems)
             }
+            #expect(problems.isEmpty, "\(problems.prefix(5))")
             #expect(accepted > 100, "the generator reaches accepted queries too (\(accepted))")
         }
 
-        @Test func signaturesOfMutatedPathsNeverTrapAndNeverVerifyByAccident() {
-            let signer = URLSigner(keys: [Data("k1".utf8), Data("k2".utf8)])
-            var generator = Seeded(state: 27)
-            for _ in 0..<5_000 {
-                let path = "/img?" + Self.mutated(&generator, from: Self.fragments + Self.values + ["&s=", "s=", "&"], parts: 0...10)
-                let signed = signer.sign(path)
-                #expect(signer.verify(signed), "\(path)")
-                // A signature moved onto another path, or cut, does not verify.
-                let other = path + "x"
-                if let range = signed.range(of: "s=", options: .backwards) {
-                    let signature = String(signed[range.upperBound...])
-                    #expect(!signer.verify(other + "&s=" + signature), "\(path)")
-                    #expect(!signer.verify(path + "&s=" + signature.dropLast()), "\(path)")
+        @Test func signaturesOfMutatedPathsNeverTrapAndNeverVerifyByAccident() async {
+            let problems = await offPool { () -> [String] in
+                let signer = URLSigner(keys: [Data("k1".utf8), Data("k2".utf8)])
+                var generator = Seeded(state: 27), problems: [String] = []
+                for _ in 0..<5_000 {
+                    let path = "/img?" + Self.mutated(&generator, from: Self.fragments + Self.values + ["&s=", "s=", "&"], parts: 0...10)
+                    let signed = signer.sign(path)
+                    if !signer.verify(signed) { problems.append("\(path): its own signature does not verify") }
+                    // A signature moved onto another path, or cut, does not verify.
+                    if let range = signed.range(of: "s=", options: .backwards) {
+                        let signature = String(signed[range.upperBound...])
+                        if signer.verify(path + "x&s=" + signature) { problems.append("\(path): verifies on another path") }
+                        if signer.verify(path + "&s=" + signature.dropLast()) { problems.append("\(path): verifies cut") }
+                    }
+                    _ = signer.verify(path)  // whatever it says, it does not trap
                 }
-                _ = signer.verify(path)  // whatever it says, it does not trap
+                return problems
             }
+            #expect(problems.isEmpty, "\(problems.prefix(5))")
         }
     }
 }
