@@ -238,12 +238,17 @@ final class ChildProcess: @unchecked Sendable {
     /// Waits for the end; returns the status, standard output and standard error (read at the same time).
     func exitSeparately() async -> (Int32, String, String) {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { [process, output, errors] in
+            // Threads of their own: blocking reads on Dispatch's global queues take threads the
+            // tests' cooperative pool needs.
+            Thread.detachNewThread { [process, output, errors] in
                 let collected = Recorder<Data>()
-                let group = DispatchGroup()
-                DispatchQueue.global().async(group: group) { collected.append(errors?.fileHandleForReading.readDataToEndOfFile() ?? Data()) }
+                let done = DispatchSemaphore(value: 0)
+                Thread.detachNewThread {
+                    collected.append(errors?.fileHandleForReading.readDataToEndOfFile() ?? Data())
+                    done.signal()
+                }
                 let stdout = output.fileHandleForReading.readDataToEndOfFile()
-                group.wait()
+                done.wait()
                 let stderr = collected.all.first ?? Data()
                 process.waitUntilExit()
                 continuation.resume(returning: (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self)))
@@ -258,7 +263,7 @@ final class ChildProcess: @unchecked Sendable {
     /// Waits for the process to end (off the cooperative pool) and returns its status and output.
     func exit() async -> (Int32, String) {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { [process, output] in
+            Thread.detachNewThread { [process, output] in
                 let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
                 process.waitUntilExit()
                 continuation.resume(returning: (process.terminationStatus, text))

@@ -61,7 +61,7 @@ struct FetchOutputSafetyTests {
             defer { try? FileManager.default.removeItem(at: dir) }
             let first = origin.imageURL("small.jpg").absoluteString, after = origin.imageURL("logo.png").absoluteString
             let jsonl = dir.appendingPathComponent("out.jsonl")
-            let process = Process()
+            let process = TestProcess()
             process.executableURL = WebImageCommand.executable
             process.arguments = ["fetch", "--input", "-", "--output", dir.appendingPathComponent("out").path, "--no-cache", "--jsonl", jsonl.path]
             let input = Pipe()
@@ -71,8 +71,10 @@ struct FetchOutputSafetyTests {
             try process.run()
             // 256 MB without a newline between two good URLs, streamed; the pipe stays open until
             // the memory of the process was read.
+            // (On a thread of its own: blocked on the pipe for seconds, a thread of the shared
+            // pool stalled every other test.)
             let writer = input.fileHandleForWriting
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 writer.write(Data("\(first)\n".utf8))
                 let chunk = Data(repeating: UInt8(ascii: "a"), count: 1 << 20)
                 for _ in 0..<256 { writer.write(chunk) }
@@ -83,7 +85,7 @@ struct FetchOutputSafetyTests {
             let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
                 .flatMap { $0.split(separator: " ").dropFirst().first.flatMap { Int($0) } }
             try writer.close()
-            process.waitUntilExit()
+            await offPool { process.waitUntilExit() }
             #expect(process.terminationStatus == 1)  // one invalid line
             let peakKB = try #require(peak, "no VmHWM in \(status)")
             #expect(peakKB < 128 * 1024, "the process peaked at \(peakKB) KB reading a 256 MB line")
