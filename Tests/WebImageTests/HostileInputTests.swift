@@ -70,7 +70,7 @@ struct HostileInputTests {
     func aTallStripShrunkToOneRowNeedsTwoRowsOfMemory(height: Int) async throws {
         // Resampling 1 × 100,000 to 8192 × 1 once sized a ring of 100,000 rows × 8192 (13 GB).
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "GNU time is missing: run ./scripts/setup")
-        let strip = try HostileImages.strip(width: 1, height: height)
+        let strip = try await HostileImages.strip(width: 1, height: height)
         #expect(strip.count < 2_000)
         let path = temporaryDirectory().appendingPathComponent("strip.png")
         try strip.write(to: path)

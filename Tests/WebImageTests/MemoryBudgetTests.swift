@@ -65,7 +65,7 @@ struct MemoryBudgetTests {
     @Test func thePipelineDecodesWithinItsBudgetAndEveryLoadSucceeds() async throws {
         // Eight 1000 × 1000 PNGs (4 MB decoded each) at once under a 10 MB budget: at most two
         // decodes hold their pixels together, the others wait, and all of them load.
-        let png = try HostileImages.gradient(side: 1000)
+        let png = try await HostileImages.gradient(side: 1000)
         let files = Dictionary(uniqueKeysWithValues: (0..<8).map { ("big-\($0).png", png) })
         try await withOrigin(files: files) { origin in
             let budget = MemoryBudget(limit: 10_000_000)
@@ -95,8 +95,10 @@ struct MemoryBudgetTests {
         // 1.1 GB; with a 128 MB budget the process's peak stays near the budget. (The issue's
         // 64 loads in 256 MB: `scripts/measure-budget`; fewer here, the suite shares 2 cores.)
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "GNU time is missing: run ./scripts/setup")
-        let photo = Image(format: .jpeg, pixelWidth: 4000, pixelHeight: 3000, pixels: [UInt8](repeating: 128, count: 48_000_000), isOpaque: true)
-        let jpeg = try ImageCoderRegistry.default.encode(photo, as: .jpeg, quality: 0.8)
+        let jpeg = try await offPool { () throws -> Data in
+            let photo = Image(format: .jpeg, pixelWidth: 4000, pixelHeight: 3000, pixels: [UInt8](repeating: 128, count: 48_000_000), isOpaque: true)
+            return try ImageCoderRegistry.default.encode(photo, as: .jpeg, quality: 0.8)
+        }
         let files = Dictionary(uniqueKeysWithValues: (0..<24).map { ("photo-\($0).jpg", jpeg) })
         try await withOrigin(files: files) { origin in
             let output = temporaryDirectory()

@@ -87,9 +87,9 @@ extension ServerTests {
     struct HostileServeTests {
         @Test func extremeAspectRatiosAndWideBlursAreServedInLittleMemory() async throws {
             let files = [
-                "tall-10k.png": try HostileImages.strip(width: 1, height: 10_000),
-                "tall-100k.png": try HostileImages.strip(width: 1, height: 100_000),
-                "tall-1m.png": try HostileImages.strip(width: 1, height: 1_000_000),
+                "tall-10k.png": try await HostileImages.strip(width: 1, height: 10_000),
+                "tall-100k.png": try await HostileImages.strip(width: 1, height: 100_000),
+                "tall-1m.png": try await HostileImages.strip(width: 1, height: 1_000_000),
             ]
             try await withOrigin(files: files) { origin in
                 let serve = try await ServeCommandTests.ServeProcess(
@@ -123,7 +123,7 @@ extension ServerTests {
         }
 
         @Test func healthAndCacheHitsAnswerWhileEveryRenderSlotIsBusy() async throws {
-            let files = ["big.png": try HostileImages.gradient(side: 1200), "logo.png": SampleFiles.standard["logo.png"]!]
+            let files = ["big.png": try await HostileImages.gradient(side: 1200), "logo.png": SampleFiles.standard["logo.png"]!]
             try await withOrigin(files: files) { origin in
                 // As many heavy renders as cores and render slots: before, they held every thread of
                 // the cooperative pool and `/health` went unanswered for a minute.
@@ -159,7 +159,7 @@ extension ServerTests {
         }
 
         @Test func aRenderPastItsDeadlineStopsUsingTheCPU() async throws {
-            let files = ["big.png": try HostileImages.gradient(side: 1200), "logo.png": SampleFiles.standard["logo.png"]!]
+            let files = ["big.png": try await HostileImages.gradient(side: 1200), "logo.png": SampleFiles.standard["logo.png"]!]
             try await withOrigin(files: files) { origin in
                 // One render slot and no queue: the next request is admitted only if the timed-out
                 // render gave its slot back (else 429).

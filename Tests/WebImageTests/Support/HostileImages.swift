@@ -5,7 +5,12 @@ import WebImage
 /// real coders.
 enum HostileImages {
     /// A `width × height` PNG of a grey ramp (a tall or wide strip compresses to a few bytes a row).
-    static func strip(width: Int, height: Int) throws -> Data {
+    /// Made off the cooperative pool: a million pixels are seconds of a debug build's loop.
+    static func strip(width: Int, height: Int) async throws -> Data {
+        try await offPool { try makeStrip(width: width, height: height) }
+    }
+
+    private static func makeStrip(width: Int, height: Int) throws -> Data {
         var pixels = [UInt8](repeating: 255, count: width * height * 4)
         for index in 0..<(width * height) {
             let value = UInt8(truncatingIfNeeded: index)
@@ -17,8 +22,13 @@ enum HostileImages {
         return try ImageCoderRegistry.default.encode(image, as: .png, quality: 1)
     }
 
-    /// A `side × side` PNG of smooth gradients: a full decode and a slow chain of blurs.
-    static func gradient(side: Int) throws -> Data {
+    /// A `side × side` PNG of smooth gradients: a full decode and a slow chain of blurs (made
+    /// off the cooperative pool, as ``strip(width:height:)``).
+    static func gradient(side: Int) async throws -> Data {
+        try await offPool { try makeGradient(side: side) }
+    }
+
+    private static func makeGradient(side: Int) throws -> Data {
         var pixels = [UInt8](repeating: 255, count: side * side * 4)
         for y in 0..<side {
             for x in 0..<side {
