@@ -108,8 +108,8 @@ struct SafetyTests {
     }
 }
 
-/// A small deterministic random generator (SplitMix64).
-struct SplitMix {
+/// A small deterministic random generator (SplitMix64): the same seed, the same inputs.
+struct SplitMix: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {

@@ -10,18 +10,6 @@ extension ServerTests {
     /// typed 4xx, and everything accepted has one stable key. Seeded, so a failure reproduces.
     @Suite("Image server: parameter, process= and signature fuzzing")
     struct ServerParserFuzzTests {
-        /// A small deterministic generator (SplitMix64): the same seed, the same inputs.
-        struct Seeded: RandomNumberGenerator {
-            var state: UInt64
-            mutating func next() -> UInt64 {
-                state &+= 0x9E37_79B9_7F4A_7C15
-                var z = state
-                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-                return z ^ (z >> 31)
-            }
-        }
-
         static let fragments = [
             "resize:", "crop:", "flip:", "rotate:", "round:", "circle", "blur:", "tint:", "grayscale", "square",
             ",", ":", "x", "fill", "fit", "exact", "upscale", "h", "v", "-", ".", "e", "E", "+", "0", "1", "9",
@@ -35,7 +23,7 @@ extension ServerTests {
             "1", "8192", "8193", "9223372036854775807", "1e300", "inside", "cover", "fill", "auto", "jpeg", "avif", "gif", "100", "101",
         ]
 
-        static func mutated(_ generator: inout Seeded, from pool: [String], parts: ClosedRange<Int>) -> String {
+        static func mutated(_ generator: inout SplitMix, from pool: [String], parts: ClosedRange<Int>) -> String {
             (0..<Int.random(in: parts, using: &generator)).map { _ in
                 if Int.random(in: 0..<10, using: &generator) == 0 {
                     return String(UnicodeScalar(UInt8.random(in: 0...255, using: &generator)))
@@ -48,7 +36,7 @@ extension ServerTests {
         // other tests' tasks) and returns what it found; the expectations are made here.
         @Test func processSpecsNeverTrapAndRefuseWithAStep() async {
             let problems = await offPool { () -> [String] in
-                var generator = Seeded(state: 25), problems: [String] = []
+                var generator = SplitMix(seed: 25), problems: [String] = []
                 for _ in 0..<12_000 {
                     let spec = Self.mutated(&generator, from: Self.fragments, parts: 1...12)
                     do throws(ImageProcessingError) {
@@ -69,7 +57,7 @@ extension ServerTests {
 
         @Test func queriesNeverTrapAndEveryAcceptedOneHasOneKey() async {
             let (accepted, problems) = await offPool { () -> (Int, [String]) in
-                var generator = Seeded(state: 26), accepted = 0, problems: [String] = []
+                var generator = SplitMix(seed: 26), accepted = 0, problems: [String] = []
                 for _ in 0..<20_000 {
                     var query: [(String, String)] = []
                     for _ in 0..<Int.random(in: 0...6, using: &generator) {
@@ -103,7 +91,7 @@ extension ServerTests {
         @Test func signaturesOfMutatedPathsNeverTrapAndNeverVerifyByAccident() async {
             let problems = await offPool { () -> [String] in
                 let signer = URLSigner(keys: [Data("k1".utf8), Data("k2".utf8)])
-                var generator = Seeded(state: 27), problems: [String] = []
+                var generator = SplitMix(seed: 27), problems: [String] = []
                 for _ in 0..<5_000 {
                     let path = "/img?" + Self.mutated(&generator, from: Self.fragments + Self.values + ["&s=", "s=", "&"], parts: 0...10)
                     let signed = signer.sign(path)
