@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebImage
 
+extension HeavyTests {
 /// Every format's fields at their type's limits (longest delays, most frames or entries, largest
 /// sizes, offsets and counts) through the real decoders, their headers, properties and
 /// frame-by-frame decoders: a value or a typed error, never a trap (docs/ARCHITECTURE.md,
@@ -147,4 +148,5 @@ struct ExtremeValueDecodingTests {
             }
         }
     }
+}
 }

@@ -3,6 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
+extension HeavyTests {
 /// `webimage fetch` never replaces a file in its output folder: names a killed run recorded are
 /// reserved when it is resumed, a final rename refuses to replace, and a killed run's temporary
 /// files are cleaned up — with the real binary against the real origin.
@@ -106,4 +107,5 @@ struct FetchOutputSafetyTests {
         }
         return files
     }
+}
 }

@@ -3,6 +3,7 @@ import Testing
 @testable import WebImage
 import WebImageOrigin
 
+extension HeavyTests {
 /// Small inputs that once asked for gigabytes or minutes of CPU: the limit counts what is
 /// allocated, and work is bounded by the pixels, not by a parameter.
 @Suite("Hostile input: allocation and work bounded by pixels")
@@ -244,4 +245,5 @@ struct HostileInputTests {
         }
         #expect(await task.value == .cancelled)
     }
+}
 }

@@ -3,6 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
+extension HeavyTests {
 /// One memory budget for the process: reservations before allocation, caches giving memory
 /// back first, a bounded wait, then a typed refusal.
 @Suite("Memory budget")
@@ -112,7 +113,9 @@ struct MemoryBudgetTests {
         }
     }
 }
+}
 
+extension HeavyTests {
 /// Image work on threads of its own.
 @Suite("Image work executor")
 struct ImageWorkExecutorTests {
@@ -133,4 +136,5 @@ struct ImageWorkExecutorTests {
         #expect(!executor.ownsCurrentThread)
         #expect(clock.now - start >= .milliseconds(600), "four 300 ms jobs on two threads took \(clock.now - start)")
     }
+}
 }

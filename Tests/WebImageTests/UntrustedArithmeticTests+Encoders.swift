@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WebImage
 
-extension UntrustedArithmeticTests {
+extension HeavyTests.UntrustedArithmeticTests {
     /// libavif reports each frame's duration in seconds, a Double it divides from the file's
     /// 32-bit sample delta and timescale: with timescale 0 it is infinite (`Int(_:)` of it trapped).
     @Test func avifDurationsFromZeroAndOneTimescales() throws {
@@ -18,7 +18,7 @@ extension UntrustedArithmeticTests {
             var patched = avif
             patched.replaceSubrange(timescale..<(timescale + 4), with: ExtremePNG.be32(scale))
             patched.replaceSubrange(delta..<(delta + 4), with: ExtremePNG.be32(sampleDelta))
-            if let image = try? ExtremeValueDecodingTests.everyPath(patched).get() {
+            if let image = try? HeavyTests.ExtremeValueDecodingTests.everyPath(patched).get() {
                 #expect(image.frames.allSatisfy { $0.duration >= .milliseconds(11) && $0.duration <= .milliseconds(Int(Int32.max)) })
             }
             if let animation = try? AVIFCoder().animatedDecoder(for: patched, options: .default) {

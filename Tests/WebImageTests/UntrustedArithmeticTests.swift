@@ -3,6 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
+extension HeavyTests {
 /// Fields at their type's limits, through the real decoders and encoders: arithmetic on what a
 /// file (or a caller's ``Image``) says must end in a value or a typed error, never a trap
 /// (docs/ARCHITECTURE.md, "Untrusted arithmetic").
@@ -86,4 +87,5 @@ struct UntrustedArithmeticTests {
         #expect(back.loopCount == 65_535)
         #expect(throws: ImageEncodingError.self) { _ = try ImageCoderRegistry.default.encode(image, as: .webp, quality: .nan) }
     }
+}
 }

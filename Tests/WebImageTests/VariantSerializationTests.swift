@@ -3,6 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
+extension HeavyTests {
 /// Processed variants stored on disk by the default cache serializer and read back after a
 /// "restart" (a new pipeline on the same cache directory): nothing a lossless format would
 /// keep is lost — alpha above all.
@@ -92,4 +93,5 @@ struct VariantSerializationTests {
             #expect(lossy.format == .webp)
         }
     }
+}
 }
