@@ -45,6 +45,10 @@ let package = Package(
         .systemLibrary(name: "CHeif", path: "Sources/CLibraries/CHeif"),
         .systemLibrary(name: "CTiff", path: "Sources/CLibraries/CTiff"),
         .systemLibrary(name: "CJxl", path: "Sources/CLibraries/CJxl"),
+        // LittleCMS 2: ICC colour conversion (Debian's liblcms2, as Pillow and libvips use).
+        .systemLibrary(name: "CLcms2", path: "Sources/CLibraries/CLcms2", pkgConfig: "lcms2"),
+        // zlib: PNG's compressed iCCP profile, inflated with a size limit.
+        .systemLibrary(name: "CZlib", path: "Sources/CLibraries/CZlib", pkgConfig: "zlib"),
         // libavif, libheif and libjxl (and the ~30 AV1/HEVC/Highway objects behind them) opened
         // with dlopen on first use, not at process start: see ARCHITECTURE.md, "Start-up".
         .target(name: "CCodecLoader", path: "Sources/CLibraries/CCodecLoader", linkerSettings: [.linkedLibrary("dl")]),
@@ -61,7 +65,7 @@ let package = Package(
             name: "WebImage",
             dependencies: [
                 "CTurboJPEG", "CSpng", "CWebP", "CGIF", "CAvif", "CHeif", "CCRC32C", "CJPEGIncremental",
-                "CPNGIncremental", "CTiff", "CJxl", "CCodecLoader",
+                "CPNGIncremental", "CTiff", "CJxl", "CLcms2", "CZlib", "CCodecLoader",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -90,6 +90,24 @@ public struct Image: Sendable {
         _modify { yield &writable.repairs }
     }
 
+    /// The colour space ``pixels`` are in, when it is not sRGB: set only when decoding kept the
+    /// file's profile (``ColorHandling/keep``). Encoders embed it; `nil` means sRGB.
+    @inlinable public var colorProfile: ColorProfile? {
+        get { storage.colorProfile }
+        _modify { yield &writable.colorProfile }
+    }
+    /// The colour profile the file declared (embedded, or built from the format's own colour
+    /// description), whatever decoding did with it; `nil` for untagged files.
+    ///
+    /// ```swift
+    /// let image = try ImageCoderRegistry.default.decode(data)
+    /// print(image.sourceColorProfile?.description ?? "untagged")  // "Adobe RGB (1998)"
+    /// ```
+    @inlinable public var sourceColorProfile: ColorProfile? {
+        get { storage.sourceColorProfile }
+        _modify { yield &writable.sourceColorProfile }
+    }
+
     /// The storage, copied first when another image shares it.
     @inlinable var writable: ImageStorage {
         mutating get {

@@ -52,7 +52,10 @@ public struct ImageCoderRegistry: ImageDecoding, Sendable {
         // A byte budget becomes a thumbnail size once the header is known.
         let options = options.maxDecodedBytes == nil ? options : options.fittingBudget(of: try decoder.readHeader(data))
         // Built-in coders honour the thumbnail size themselves; this covers custom ones.
-        return try decoder.decode(data, options: options).fittingThumbnail(options)
+        var image = try decoder.decode(data, options: options).fittingThumbnail(options)
+        // Colour is converted after any reduction: fewer pixels to convert (as libvips' thumbnail does).
+        image.applyColor(EmbeddedColor.read(from: data, format: image.format), handling: options.colorHandling)
+        return image
     }
 
     /// Encodes `image` with the first encoder for `format`.

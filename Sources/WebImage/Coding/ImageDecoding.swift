@@ -54,6 +54,9 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// kept. Default `Int.max`: every frame. A server sets it so that a file of many tiny
     /// frames cannot make it hold millions of frame buffers.
     public var maxFrameCount: Int = .max
+    /// What happens to an embedded colour profile: converted to sRGB (the default), kept with
+    /// the pixels untouched, or ignored. See ``ColorHandling``.
+    public var colorHandling: ColorHandling = .convertToSRGB
 
     /// ```swift
     /// let options = ImageDecodingOptions(firstFrameOnly: true, thumbnailMaxPixelSize: 256)

@@ -7,26 +7,17 @@ extension ImageProperties {
     mutating func readJPEG(_ data: Data) {
         orientation = EXIFOrientation.read(fromJPEG: data)
         hasICCProfile = false
+        let iccSignature = Array("ICC_PROFILE".utf8) + [0]
         data.withUnsafeBytes { raw in
             let b = raw.bindMemory(to: UInt8.self)
-            var i = 2
-            while i + 4 <= b.count {
-                guard b[i] == 0xFF else { i += 1; continue }
-                let marker = b[i + 1]
-                if marker == 0xFF || marker == 0x01 || (0xD0...0xD8).contains(marker) { i += marker == 0xFF ? 1 : 2; continue }
-                if marker == 0xDA || marker == 0xD9 { return }
-                let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
-                let body = i + 4
-                if marker == 0xE2, length >= 14, body + 12 <= b.count,
-                   UnsafeBufferPointer(rebasing: b[body..<(body + 12)]).elementsEqual(Array("ICC_PROFILE".utf8) + [0]) {
-                    hasICCProfile = true
-                }
+            JPEGSegments.walk(b) { marker, payload, _ in
+                if marker == 0xE2, JPEGSegments.payload(b, payload, startsWith: iccSignature) { hasICCProfile = true }
                 let isFrame = (0xC0...0xCF).contains(marker) && ![0xC4, 0xC8, 0xCC].contains(marker)
-                if isFrame, body + 6 <= b.count {
-                    bitDepth = Int(b[body])
-                    colorModel = switch b[body + 5] { case 1: .gray; case 4: .cmyk; default: .rgb }
+                if isFrame, payload.count >= 6 {
+                    bitDepth = Int(b[payload.lowerBound])
+                    colorModel = switch b[payload.lowerBound + 5] { case 1: .gray; case 4: .cmyk; default: .rgb }
                 }
-                i += 2 + max(length, 2)
+                return true
             }
         }
     }

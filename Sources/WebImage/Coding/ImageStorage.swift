@@ -22,6 +22,8 @@ final class ImageStorage: @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) var frames: [ImageFrame] = []
     @usableFromInline @exclusivity(unchecked) var loopCount = 0
     @usableFromInline @exclusivity(unchecked) var repairs: ImageRepairs = []
+    @usableFromInline @exclusivity(unchecked) var colorProfile: ColorProfile?
+    @usableFromInline @exclusivity(unchecked) var sourceColorProfile: ColorProfile?
 
     init(
         format: ImageFormat, pixelWidth: Int, pixelHeight: Int, bytesPerRow: Int, pixels: [UInt8], isOpaque: Bool,
@@ -47,6 +49,8 @@ final class ImageStorage: @unchecked Sendable {
         copy.frames = frames
         copy.loopCount = loopCount
         copy.repairs = repairs
+        copy.colorProfile = colorProfile
+        copy.sourceColorProfile = sourceColorProfile
         return copy
     }
 }

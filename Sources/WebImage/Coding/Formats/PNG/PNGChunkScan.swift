@@ -30,6 +30,30 @@ public enum PNGChunkScan {
         }
     }
 
+    /// The file without its chunks of `type` (before `IDAT`), or `nil` when it has none.
+    static func removing(_ type: String, from data: Data) -> Data? {
+        let name = Array(type.utf8)
+        var kept = Data(), removed = false
+        data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var offset = 8, copiedUpTo = 0
+            while offset + 12 <= bytes.count {
+                let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+                guard length <= bytes.count - offset - 12 else { break }
+                let chunk = UnsafeBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 8)])
+                if chunk.elementsEqual(Array("IDAT".utf8)) { break }
+                if chunk.elementsEqual(name) {
+                    kept.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[copiedUpTo..<offset]))
+                    copiedUpTo = offset + 12 + length
+                    removed = true
+                }
+                offset += 12 + length
+            }
+            kept.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[copiedUpTo...]))
+        }
+        return removed ? kept : nil
+    }
+
     /// CRC-32 (ISO 3309, the PNG and zlib polynomial).
     static func crc32(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF

@@ -62,6 +62,14 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
             return partial
         } catch .corrupt(.png, Self.endOfData) {
             throw .refusedInStrictMode(format: .png, repairs: .truncated, reason: Self.endOfData)
+        } catch .corrupt(.png, let reason) where !options.strict {
+            // libspng inflates `iCCP` itself and gives up on the whole file when that fails (a
+            // damaged stream, or a profile past its limits: a zip bomb). Browsers ignore the
+            // profile and show the image; so do we, once, without the chunk.
+            guard let withoutProfile = PNGChunkScan.removing("iCCP", from: data) else { throw .corrupt(format: .png, reason: reason) }
+            var image = try decode(withoutProfile, options: options)
+            image.repairs.insert(.damagedMetadata)
+            return image
         }
     }
 

@@ -102,6 +102,13 @@ public struct TIFFCoder: ImageDecoding {
         }
     }
 
+    /// The first page's ICC profile bytes (tags only), for colour management.
+    static func iccProfile(_ data: Data) -> EmbeddedColor.ICCBytes {
+        guard let page = try? withFile(data, maxAllocation: 16 << 20, { file throws(ImageDecodingError) in try Self.pages(file)[0].page }),
+              let icc = page.iccProfile else { return .none }
+        return icc.isEmpty ? .damaged : .bytes(icc)
+    }
+
     // MARK: - Internals
 
     /// `width × height`, `Int.max` when that overflows.

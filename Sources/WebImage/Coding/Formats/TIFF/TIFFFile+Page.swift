@@ -1,3 +1,4 @@
+import Foundation
 internal import CTiff
 
 extension TIFFFile {
@@ -14,7 +15,10 @@ extension TIFFFile {
         /// `ExtraSamples`: what each sample beyond the colour model's is (1 associated alpha,
         /// 2 unassociated alpha, 0 unspecified).
         var extraSamples: [Int]
-        var hasICCProfile: Bool
+        /// The `ICCProfile` tag's bytes (copied; `nil` without one, empty when over
+        /// ``ColorProfile/maxByteCount``).
+        var iccProfile: Data?
+        var hasICCProfile: Bool { iccProfile != nil }
         /// A reduced-resolution copy (NewSubfileType bit 0): a preview of another page.
         var isReduced: Bool
 
@@ -44,11 +48,14 @@ extension TIFFFile {
         let extras = extraTypes.map { types in (0..<Int(min(extraCount, samples))).map { Int(types[$0]) } } ?? []
         var iccCount: UInt32 = 0
         var icc: UnsafeMutableRawPointer?
-        let hasICC = webimage_tiff_icc(tiff, &iccCount, &icc) == 1 && iccCount > 0
+        var iccProfile: Data?
+        if webimage_tiff_icc(tiff, &iccCount, &icc) == 1, iccCount > 0, let icc {
+            iccProfile = Int(iccCount) <= ColorProfile.maxByteCount ? Data(bytes: icc, count: Int(iccCount)) : Data()
+        }
         return Page(
             width: Int(width), height: Int(height), orientation: ImageOrientation(exifValue: Int(orientation)),
             bitsPerSample: Int(bits), samplesPerPixel: Int(samples), photometric: Int(photometric),
-            sampleFormat: Int(format), extraSamples: extras, hasICCProfile: hasICC,
+            sampleFormat: Int(format), extraSamples: extras, iccProfile: iccProfile,
             isReduced: subfile & UInt32(FILETYPE_REDUCEDIMAGE) != 0)
     }
 

@@ -1,0 +1,100 @@
+import CLcms2
+import Foundation
+
+/// LittleCMS 2, behind a safe API: opens ICC profiles, reads what ``ColorProfile`` reports, and
+/// keeps one transform to sRGB per profile and pixel layout (building one costs about a
+/// millisecond; converting with it, a few nanoseconds per pixel).
+///
+/// Every call uses one LittleCMS context whose error handler only counts (LittleCMS's error
+/// paths return `NULL`/`false`; none aborts). The cache holds at most ``capacity`` profiles and
+/// forgets the oldest first.
+final class ColorTransforms: Sendable {
+    static let shared = ColorTransforms()
+    static let capacity = 32
+
+    struct Facts: Sendable {
+        var colorSpace: ColorProfile.ColorSpace
+        var description: String
+        var isSRGB: Bool
+    }
+
+    /// The layouts a transform reads and writes.
+    enum Layout: Hashable, Sendable {
+        /// RGBA8 with alpha 255 everywhere, in place.
+        case opaqueRGBA
+        /// Premultiplied RGBA8, in place (alpha copied).
+        case premultipliedRGBA
+        /// One grey byte per pixel in, RGB8 out.
+        case grayToRGB
+        /// CMYK8 in (`inverted`: Adobe's JPEG convention, 0 = full ink), RGB8 out.
+        case cmykToRGB(inverted: Bool)
+    }
+
+    private struct Entry {
+        var facts: Facts?
+        var transforms: [Layout: ColorTransform] = [:]
+        var lastUse: UInt64
+    }
+
+    private let context: ColorContext
+    private let entries = Locked<(table: [Data: Entry], clock: UInt64)>(([:], 0))
+
+    private init() { context = ColorContext() }
+
+    /// What the profile is, or `nil` when LittleCMS cannot use it to convert to sRGB.
+    func facts(for icc: Data) -> Facts? {
+        if let known = entries.withLock({ state -> Entry? in
+            state.clock &+= 1
+            state.table[icc]?.lastUse = state.clock
+            return state.table[icc]
+        }) { return known.facts }
+        let facts = icc.count <= ColorProfile.maxByteCount ? readFacts(icc) : nil
+        store(icc) { $0.facts = facts }
+        return facts
+    }
+
+    /// The transform from `profile` to sRGB for `layout`, built once and shared.
+    func transform(from profile: ColorProfile, layout: Layout) -> ColorTransform? {
+        if let known = entries.withLock({ $0.table[profile.data]?.transforms[layout] }) { return known }
+        guard let built = context.withProfile(profile.data, { source in
+            ColorTransform(context: context, source: source, layout: layout)
+        }) ?? nil else { return nil }
+        store(profile.data) { $0.transforms[layout] = built }
+        return built
+    }
+
+    private func store(_ icc: Data, _ update: (inout Entry) -> Void) {
+        entries.withLock { state in
+            state.clock &+= 1
+            var entry = state.table[icc] ?? Entry(lastUse: state.clock)
+            update(&entry)
+            entry.lastUse = state.clock
+            state.table[icc] = entry
+            if state.table.count > Self.capacity, let oldest = state.table.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+                state.table[oldest.key] = nil
+            }
+        }
+    }
+
+    private func readFacts(_ icc: Data) -> Facts? {
+        context.withProfile(icc) { profile -> Facts? in
+            let space: ColorProfile.ColorSpace
+            switch cmsGetColorSpace(profile) {
+            case cmsSigRgbData: space = .rgb
+            case cmsSigGrayData: space = .gray
+            case cmsSigCmykData: space = .cmyk
+            default: space = .other
+            }
+            let description = context.description(of: profile)
+            guard space != .other else { return Facts(colorSpace: space, description: description, isSRGB: false) }
+            // A profile that cannot be turned into a transform is of no use (and not trusted).
+            let probeLayout: Layout = switch space {
+            case .gray: .grayToRGB
+            case .cmyk: .cmykToRGB(inverted: false)
+            default: .opaqueRGBA
+            }
+            guard let probe = ColorTransform(context: context, source: profile, layout: probeLayout) else { return nil }
+            return Facts(colorSpace: space, description: description, isSRGB: space == .rgb && probe.isIdentityOnProbeColors())
+        } ?? nil
+    }
+}

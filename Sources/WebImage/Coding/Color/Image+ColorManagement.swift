@@ -1,0 +1,80 @@
+import Foundation
+
+extension Image {
+    /// Applies `handling` to a freshly decoded image whose file said `color`: records the source
+    /// profile, converts the pixels (every frame) to sRGB or keeps the profile with them.
+    /// Untagged and sRGB-equivalent images are left as they are, at the cost of a dictionary look-up.
+    mutating func applyColor(_ color: EmbeddedColor, handling: ColorHandling) {
+        if color.isDamaged { repairs.insert(.damagedMetadata) }
+        guard let profile = color.profile else { return }
+        sourceColorProfile = profile
+        switch handling {
+        case .ignore: return
+        case .keep: colorProfile = profile
+        case .convertToSRGB: convertToSRGB(from: profile)
+        }
+    }
+
+    /// Converts the pixels from `profile` to sRGB in place (RGB and grey profiles; CMYK files are
+    /// converted by their decoder, which still has the ink values).
+    mutating func convertToSRGB(from profile: ColorProfile) {
+        guard !profile.isSRGB else { return }
+        switch profile.colorSpace {
+        case .rgb:
+            let layout: ColorTransforms.Layout = isOpaque ? .opaqueRGBA : .premultipliedRGBA
+            guard let transform = ColorTransforms.shared.transform(from: profile, layout: layout) else { return }
+            let (width, height, stride) = (pixelWidth, pixelHeight, bytesPerRow)
+            Self.convertRGBA(&pixels, width: width, height: height, stride: stride, with: transform)
+            for index in frames.indices {
+                Self.convertRGBA(&frames[index].pixels, width: width, height: height, stride: 4 * width, with: transform)
+            }
+            if !frames.isEmpty { pixels = frames[0].pixels }
+        case .gray:
+            guard let transform = ColorTransforms.shared.transform(from: profile, layout: .grayToRGB) else { return }
+            let (width, height, stride) = (pixelWidth, pixelHeight, bytesPerRow)
+            Self.convertGray(&pixels, width: width, height: height, stride: stride, with: transform)
+            for index in frames.indices {
+                Self.convertGray(&frames[index].pixels, width: width, height: height, stride: 4 * width, with: transform)
+            }
+            if !frames.isEmpty { pixels = frames[0].pixels }
+        case .cmyk, .other:
+            return
+        }
+    }
+
+    private static func convertRGBA(_ pixels: inout [UInt8], width: Int, height: Int, stride: Int, with transform: ColorTransform) {
+        guard width > 0, height > 0, stride >= 4 * width, pixels.count >= stride * height else { return }
+        pixels.withUnsafeMutableBytes { buffer in
+            transform.convert(buffer.baseAddress!, inputStride: stride, to: buffer.baseAddress!, outputStride: stride, width: width, rows: height)
+        }
+    }
+
+    /// Grey images decode to RGBA with R = G = B: the grey value (unpremultiplied) goes through
+    /// the grey transform one row at a time, and the RGB result is premultiplied again.
+    private static func convertGray(_ pixels: inout [UInt8], width: Int, height: Int, stride: Int, with transform: ColorTransform) {
+        guard width > 0, height > 0, stride >= 4 * width, pixels.count >= stride * height else { return }
+        var grey = [UInt8](repeating: 0, count: width)
+        var rgb = [UInt8](repeating: 0, count: 3 * width)
+        pixels.withUnsafeMutableBufferPointer { image in
+            for row in 0..<height {
+                let start = row * stride
+                for x in 0..<width {
+                    let alpha = Int(image[start + 4 * x + 3]), value = Int(image[start + 4 * x])
+                    grey[x] = alpha == 255 || alpha == 0 ? UInt8(value) : UInt8(min(255, (value * 255 + alpha / 2) / alpha))
+                }
+                grey.withUnsafeBytes { source in
+                    rgb.withUnsafeMutableBytes { target in
+                        transform.convert(source.baseAddress!, inputStride: width, to: target.baseAddress!, outputStride: 3 * width, width: width, rows: 1)
+                    }
+                }
+                for x in 0..<width {
+                    let alpha = Int(image[start + 4 * x + 3])
+                    for channel in 0..<3 {
+                        let value = Int(rgb[3 * x + channel])
+                        image[start + 4 * x + channel] = alpha == 255 ? UInt8(value) : UInt8((value * alpha + 127) / 255)
+                    }
+                }
+            }
+        }
+    }
+}
