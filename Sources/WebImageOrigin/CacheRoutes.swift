@@ -36,7 +36,10 @@ enum CacheRoutes {
             }
             var served = swaps.state.withLock { $0[name] } ?? name
             let varied = query.get("vary")
-            if let varied, let header = HTTPField.Name(varied), let pick = request.headers[header], files[pick] != nil { served = pick }
+            if let varied, let pick = request.headers.first(where: { $0.name.canonicalName == varied.lowercased() })?.value,
+               files[pick] != nil {
+                served = pick
+            }
             guard let file = files[served] else { return OriginRoutes.text("no image \(name)\n", status: .notFound) }
             let now = Date()
             var headers = HTTPFields()

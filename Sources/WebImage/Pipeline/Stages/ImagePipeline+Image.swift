@@ -47,7 +47,7 @@ extension ImagePipeline {
             // its entry is stale); the same bytes as the variant's serve the variant again.
             let original = try await originalData(for: request, in: context) { context.send($0) }
             if let response = await reuse(variant, for: request, original: original) { return response }
-            decoded = try await decoded(original, request: request) { try await self.decodedImage(for: request, in: processing) }
+            decoded = try await self.decoded(original, request: request) { try await self.decodedImage(for: request, in: processing) }
         case nil:
             decoded = try await decodedImage(for: request, in: processing)
         }
