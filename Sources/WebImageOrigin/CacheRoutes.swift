@@ -10,7 +10,9 @@ import WebImage
 ///     no `Cache-Control`;
 ///   - `expires=S`: `Expires` = now + S seconds (negative: in the past), with a `Date` header;
 ///   - `etag=0`: no `ETag` (default: one, which changes when the name is swapped);
-///   - `lm=1`: a `Last-Modified` (a day later after a swap).
+///   - `lm=1`: a `Last-Modified` (a day later after a swap);
+///   - `vary=H`: `Vary: H`; when the request's header `H` names a sample, that sample is served
+///     instead (under its own ETag), so each value of `H` gets its own image (`vary=*`: `Vary: *`).
 ///
 ///   It answers `304 Not Modified` (with the same caching headers) when `If-None-Match` matches
 ///   the current ETag, or — without `If-None-Match` — when `If-Modified-Since` is not older than
@@ -32,13 +34,19 @@ enum CacheRoutes {
             if let status = swaps.failures.withLock({ $0[name] }) {
                 return OriginRoutes.text("status \(status)\n", status: .init(code: status))
             }
-            let served = swaps.state.withLock { $0[name] } ?? name
+            var served = swaps.state.withLock { $0[name] } ?? name
+            let varied = query.get("vary")
+            if let varied, let pick = request.headers.first(where: { $0.name.canonicalName == varied.lowercased() })?.value,
+               files[pick] != nil {
+                served = pick
+            }
             guard let file = files[served] else { return OriginRoutes.text("no image \(name)\n", status: .notFound) }
             let now = Date()
             var headers = HTTPFields()
             headers[.contentType] = ImageFormat(sniffing: file.data)?.mimeType ?? "application/octet-stream"
             headers[.date] = HTTPDateFormat.string(now)
             if let control = query.get("cc") { headers[.cacheControl] = control }
+            if let varied { headers[.vary] = varied }
             if let seconds = query.get("expires", as: Int.self) {
                 headers[.expires] = HTTPDateFormat.string(now.addingTimeInterval(Double(seconds)))
             }

@@ -35,8 +35,8 @@ extension ImagePipeline {
     /// display shows a cached image in the same main-actor turn (no placeholder flash).
     func memoryResponse(for request: ImageRequest) -> ImageResponse? {
         let request = identified(request)
-        guard request.options.readsMemory, let image = configuration.memoryCache?[request.imageKey] else { return nil }
+        guard request.options.readsMemory, let reference = configuration.memoryCache?.reference(forKey: request.imageKey) else { return nil }
         metrics.memoryHits.increment()
-        return ImageResponse(image: image, data: nil, source: .memory, request: request)
+        return ImageResponse(reference: reference, data: nil, source: .memory, request: request)
     }
 }

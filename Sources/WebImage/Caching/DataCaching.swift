@@ -64,11 +64,16 @@ public struct CacheMetadata: Sendable, Hashable, Codable {
     public var mustRevalidate: Bool
     public var storedAt: Date
     public var lastAccess: Date
+    /// For a response with `Vary`: the values the request sent of the headers it names, one
+    /// `name:value` line each (`name` alone when absent; names lowercased, sorted). The entry
+    /// serves only a request with the same values (``HTTPCachePolicy/varyValues(_:request:)``).
+    /// `nil`: no `Vary`.
+    public var vary: String?
 
     public init(
         url: String? = nil, contentType: String? = nil, byteCount: Int, etag: String? = nil, lastModified: String? = nil,
         expiresAt: Date? = nil, requiresRevalidation: Bool = false, mustRevalidate: Bool = false, storedAt: Date = .now,
-        lastAccess: Date? = nil
+        lastAccess: Date? = nil, vary: String? = nil
     ) {
         self.url = url
         self.contentType = contentType
@@ -80,6 +85,7 @@ public struct CacheMetadata: Sendable, Hashable, Codable {
         self.mustRevalidate = mustRevalidate
         self.storedAt = storedAt
         self.lastAccess = lastAccess ?? storedAt
+        self.vary = vary
     }
 
     /// Whether the bytes may be used without asking the origin.

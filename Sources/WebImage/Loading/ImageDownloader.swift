@@ -194,6 +194,12 @@ public final class ImageDownloader: Sendable {
             || configuration.headers.contains { !["accept", "user-agent"].contains($0.name.lowercased()) }
     }
 
+    /// The headers a download of `request` sends (the global ones, the request's own over them),
+    /// validators and the request modifier's changes aside: what `Vary` is checked against.
+    func sentHeaders(for request: ImageDownloadRequest) -> [HTTPField] {
+        DownloadOperation.merge(settings.withLock { $0.headers }, request.headers)
+    }
+
     // MARK: - Internals
 
     private func nextID() -> UInt64 { ids.withLock { $0 += 1; return $0 } }

@@ -25,7 +25,10 @@ final class LookupCache: Sendable {
     }
 
     func store(_ imageURL: URL, for key: String, response: DataResponse) {
-        guard let lifetime = Self.freshness(response), lifetime > 0 else { return }
+        // `Vary: *` is never reused. Other `Vary` names are honoured by the key: it holds a digest
+        // of every header of the caller's that goes along, and the cache is one downloader's, whose
+        // global headers every look-up sends alike.
+        guard HTTPVary(response) != .any, let lifetime = Self.freshness(response), lifetime > 0 else { return }
         entries.withLock { entries in
             if entries.count >= limit { entries.removeAll() }
             entries[key] = Entry(imageURL: imageURL, expires: Date(timeIntervalSinceNow: lifetime))

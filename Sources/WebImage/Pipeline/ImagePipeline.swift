@@ -66,9 +66,9 @@ public final class ImagePipeline: Sendable {
         // request with one: its keys are not the plain URL's.
         if configuration.downloader.mayAddIdentity { return try await image(for: ImageRequest(url: url)) }
         let key = url.absoluteString
-        if let image = configuration.memoryCache?[key] {
+        if let reference = configuration.memoryCache?.reference(forKey: key) {
             metrics.memoryHits.increment()
-            return ImageResponse(memoryHit: image, url: url)
+            return ImageResponse(memoryHit: reference, url: url)
         }
         // Straight to the graph: the memory was just asked with this very key.
         guard !Self.isTracing else { return try await loadTraced(url) }
@@ -88,9 +88,9 @@ public final class ImagePipeline: Sendable {
     /// - Throws: ``ImagePipelineError``; nothing that fails to load, decode or process is cached.
     public func image(for request: ImageRequest) async throws(ImagePipelineError) -> ImageResponse {
         let request = identified(request)
-        if request.options.readsMemory, let image = configuration.memoryCache?[request.imageKey] {
+        if request.options.readsMemory, let reference = configuration.memoryCache?.reference(forKey: request.imageKey) {
             metrics.memoryHits.increment()
-            return ImageResponse(image: image, data: nil, source: .memory, request: request)
+            return ImageResponse(reference: reference, data: nil, source: .memory, request: request)
         }
         return try await load(request, subscriber: imageWork.makeSubscriberID(), onEvent: nil)
     }

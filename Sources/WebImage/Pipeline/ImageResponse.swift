@@ -14,9 +14,13 @@ public enum ImageSource: String, Sendable, Hashable, Codable, CaseIterable {
 public struct ImageResponse: Sendable {
     /// The decoded image (header only, with ``ImageLoadingOptions/avoidDecode``).
     public var image: Image {
-        get { storage.image }
-        set { unique().image = newValue }
+        get { storage.reference.image }
+        set { unique().reference = ImageReference(newValue) }
     }
+    /// The image in the box the memory cache keeps it in: while a caller holds it (or this
+    /// response), the cache's weak layer finds the image again after evicting it from its LRU,
+    /// with no decode (``MemoryCache/Configuration/usesWeakLayer``).
+    public var reference: ImageReference { storage.reference }
     /// The original encoded bytes, when the pipeline had them (disk and network loads).
     public var data: Data? {
         get { storage.data }
@@ -61,7 +65,7 @@ public struct ImageResponse: Sendable {
     /// The fields. Written only through `unique()`, which copies a shared storage first, so no
     /// storage is ever written while another thread can read it: hence `@unchecked Sendable`.
     private final class Storage: @unchecked Sendable {
-        var image: Image
+        var reference: ImageReference
         var data: Data?
         var source: ImageSource
         var httpResponse: DataResponse?
@@ -73,10 +77,10 @@ public struct ImageResponse: Sendable {
         var isStale: Bool
 
         init(
-            image: Image, data: Data?, source: ImageSource, httpResponse: DataResponse?, url: URL, request: ImageRequest?,
+            reference: ImageReference, data: Data?, source: ImageSource, httpResponse: DataResponse?, url: URL, request: ImageRequest?,
             isRevalidated: Bool, isStale: Bool
         ) {
-            self.image = image
+            self.reference = reference
             self.data = data
             self.source = source
             self.httpResponse = httpResponse
@@ -88,7 +92,7 @@ public struct ImageResponse: Sendable {
 
         func copy() -> Storage {
             Storage(
-                image: image, data: data, source: source, httpResponse: httpResponse, url: url, request: request,
+                reference: reference, data: data, source: source, httpResponse: httpResponse, url: url, request: request,
                 isRevalidated: isRevalidated, isStale: isStale)
         }
     }
@@ -102,17 +106,27 @@ public struct ImageResponse: Sendable {
         image: Image, data: Data?, source: ImageSource, httpResponse: DataResponse? = nil, request: ImageRequest,
         isRevalidated: Bool = false, isStale: Bool = false
     ) {
+        self.init(
+            reference: ImageReference(image), data: data, source: source, httpResponse: httpResponse, request: request,
+            isRevalidated: isRevalidated, isStale: isStale)
+    }
+
+    /// A response holding `reference`, the memory cache's box for the image.
+    init(
+        reference: ImageReference, data: Data?, source: ImageSource, httpResponse: DataResponse? = nil, request: ImageRequest,
+        isRevalidated: Bool = false, isStale: Bool = false
+    ) {
         storage = Storage(
-            image: image, data: data, source: source, httpResponse: httpResponse, url: request.url, request: request,
+            reference: reference, data: data, source: source, httpResponse: httpResponse, url: request.url, request: request,
             isRevalidated: isRevalidated, isStale: isStale)
     }
 }
 
 extension ImageResponse {
     /// A memory hit for a plain URL request.
-    init(memoryHit image: Image, url: URL) {
+    init(memoryHit reference: ImageReference, url: URL) {
         storage = Storage(
-            image: image, data: nil, source: .memory, httpResponse: nil, url: url, request: nil, isRevalidated: false, isStale: false)
+            reference: reference, data: nil, source: .memory, httpResponse: nil, url: url, request: nil, isRevalidated: false, isStale: false)
     }
 }
 

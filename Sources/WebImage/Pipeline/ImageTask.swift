@@ -122,9 +122,9 @@ extension ImagePipeline {
     func respond(
         to request: ImageRequest, subscriber: UInt64, latestPriority: @escaping @Sendable () -> RequestPriority, sinks: ImageTask.Sinks
     ) async throws(ImagePipelineError) -> (response: ImageResponse, delivered: Bool) {
-        if request.options.readsMemory, let image = configuration.memoryCache?[request.imageKey] {
+        if request.options.readsMemory, let reference = configuration.memoryCache?.reference(forKey: request.imageKey) {
             metrics.memoryHits.increment()
-            return (ImageResponse(image: image, data: nil, source: .memory, request: request), false)
+            return (ImageResponse(reference: reference, data: nil, source: .memory, request: request), false)
         }
         var cached: ImageResponse?
         if request.options.contains(.refreshCached) {
@@ -139,8 +139,8 @@ extension ImagePipeline {
     /// The image as the caches have it now (memory, else the disk's bytes decoded), for
     /// ``ImageLoadingOptions/refreshCached``'s first delivery.
     func cachedResponse(for request: ImageRequest) async -> ImageResponse? {
-        if !request.options.contains(.disableMemoryRead), let image = configuration.memoryCache?[request.imageKey] {
-            return ImageResponse(image: image, data: nil, source: .memory, request: request)
+        if !request.options.contains(.disableMemoryRead), let reference = configuration.memoryCache?.reference(forKey: request.imageKey) {
+            return ImageResponse(reference: reference, data: nil, source: .memory, request: request)
         }
         guard !request.options.contains(.disableDiskRead) else { return nil }
         var cacheOnly = request

@@ -38,11 +38,11 @@ extension CacheIndex {
             try db.execute(
                 sql: """
                     INSERT INTO entry (key, file, size, checksum, url, contentType, etag, lastModified, expiresAt,
-                        requiresRevalidation, storedAt, lastAccess) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        requiresRevalidation, storedAt, lastAccess, vary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [row.key, row.file, row.size, row.checksum, m.url, m.contentType, m.etag, m.lastModified,
                             m.expiresAt?.timeIntervalSince1970, m.revalidationFlags, m.storedAt.timeIntervalSince1970,
-                            m.lastAccess.timeIntervalSince1970])
+                            m.lastAccess.timeIntervalSince1970, m.vary])
             unreferenced += try Self.deleteExpired(limits, limit: 32, db)
             let evicted = try Self.evict(keeping: row.key, limits: limits, db)
             return (unreferenced + evicted, evicted.count)
@@ -66,10 +66,10 @@ extension CacheIndex {
             try db.execute(
                 sql: """
                     UPDATE entry SET url = ?, contentType = ?, etag = ?, lastModified = ?, expiresAt = ?,
-                        requiresRevalidation = ?, storedAt = ?, lastAccess = ? WHERE key = ?
+                        requiresRevalidation = ?, storedAt = ?, lastAccess = ?, vary = ? WHERE key = ?
                     """,
                 arguments: [m.url, m.contentType, m.etag, m.lastModified, m.expiresAt?.timeIntervalSince1970,
-                            m.revalidationFlags, m.storedAt.timeIntervalSince1970, m.lastAccess.timeIntervalSince1970, key])
+                            m.revalidationFlags, m.storedAt.timeIntervalSince1970, m.lastAccess.timeIntervalSince1970, m.vary, key])
             return db.changesCount > 0
         }
     }

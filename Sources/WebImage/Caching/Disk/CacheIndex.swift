@@ -107,7 +107,7 @@ final class CacheIndex: Sendable {
             url: row["url"], contentType: row["contentType"], byteCount: row["size"], etag: row["etag"],
             lastModified: row["lastModified"], expiresAt: (row["expiresAt"] as Double?).map(Date.init(timeIntervalSince1970:)),
             requiresRevalidation: flags & 1 != 0, mustRevalidate: flags & 2 != 0, storedAt: Date(timeIntervalSince1970: row["storedAt"]),
-            lastAccess: Date(timeIntervalSince1970: row["lastAccess"]))
+            lastAccess: Date(timeIntervalSince1970: row["lastAccess"]), vary: row["vary"])
         return IndexRow(key: row["key"], file: row["file"], size: row["size"], checksum: row["checksum"], metadata: metadata)
     }
 }

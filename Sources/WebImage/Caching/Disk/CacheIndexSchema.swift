@@ -3,10 +3,16 @@ internal import GRDB
 /// The index's tables. `totals` is maintained by triggers inside the same transactions as the
 /// rows, so it can never disagree with them; `counter` holds hit/miss/damage/eviction counts and
 /// the time of the last orphan sweep, summed over every process.
+/// Version 2 added `entry.vary` (``CacheMetadata/vary``); a version 1 index gains the column.
 enum CacheIndexSchema {
-    static let version = 1
+    static let version = 2
 
+    /// Creates the tables, or brings an older index up to ``version`` (inside the caller's
+    /// transaction, so two processes opening one index at once migrate it once).
     static func create(_ db: Database) throws {
+        let current = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+        guard current < version else { return }
+        if current == 1 { try db.execute(sql: "ALTER TABLE entry ADD COLUMN vary TEXT") }
         try db.execute(sql: """
             CREATE TABLE IF NOT EXISTS entry (
                 key TEXT PRIMARY KEY NOT NULL,
@@ -17,7 +23,8 @@ enum CacheIndexSchema {
                 expiresAt REAL,
                 requiresRevalidation INTEGER NOT NULL DEFAULT 0,
                 storedAt REAL NOT NULL,
-                lastAccess REAL NOT NULL);
+                lastAccess REAL NOT NULL,
+                vary TEXT);
             CREATE INDEX IF NOT EXISTS entry_lastAccess ON entry(lastAccess);
             CREATE INDEX IF NOT EXISTS entry_storedAt ON entry(storedAt);
             CREATE TABLE IF NOT EXISTS totals (

@@ -53,10 +53,10 @@ extension ImagePipeline {
             return OriginalData(data: data, source: .memory)
         }
         var stale: DataCacheEntry?
-        if options.readsDisk, let cache = configuration.dataCache, let entry = await cache.entry(for: key) {
+        if options.readsDisk, let cache = configuration.dataCache, let entry = await cache.entry(for: key), varies(entry.metadata, like: request) {
             if entry.metadata.isFresh(at: now) && !options.contains(.refreshCached) || options.contains(.fromCacheOnly) {
                 metrics.diskHits.increment()
-                return OriginalData(data: entry.data, source: .disk)
+                return OriginalData(data: entry.data, source: .disk, metadata: entry.metadata, mayKeepInMemory: entry.metadata.vary == nil)
             }
             stale = entry
         }
@@ -84,27 +84,39 @@ extension ImagePipeline {
                 let refreshed = configuration.httpCachePolicy.refreshed(stale.metadata, with: result.response, now: Date())
                 await configuration.dataCache?.updateMetadata(refreshed, for: key)
                 metrics.revalidations.increment()
-                return OriginalData(data: stale.data, source: .disk, httpResponse: result.response, isRevalidated: true)
+                return OriginalData(
+                    data: stale.data, source: .disk, httpResponse: result.response, metadata: refreshed, isRevalidated: true,
+                    mayKeepInMemory: refreshed.vary == nil)
             }
             if options.contains(.retryFailed) { failedURLs.forget(key) }
             let policy = configuration.httpCachePolicy, hasIdentity = request.identity != nil
-            let metadata = policy.metadata(for: result.response, byteCount: result.data.count, now: Date(), requestHasIdentity: hasIdentity)
+            let vary = HTTPVary(result.response)  // `Vary: *` is not stored
+            var metadata = vary == .any ? nil : policy.metadata(for: result.response, byteCount: result.data.count, now: Date(), requestHasIdentity: hasIdentity)
+            if case .headers(let names) = vary { metadata?.vary = HTTPVary.values(of: names, in: downloader.sentHeaders(for: download)) }
             if metadata == nil { await configuration.dataCache?.remove(key: key) }  // no-store: drop what an older response left
             return OriginalData(
-                data: result.data, source: .network, httpResponse: result.response,
+                data: result.data, source: .network, httpResponse: result.response, metadata: metadata,
                 store: metadata.map { DeferredStore(key: key, data: result.data, metadata: $0) },
-                mayKeepInMemory: !policy.isShared || metadata != nil, mayStoreVariant: metadata != nil)
+                mayKeepInMemory: (!policy.isShared || metadata != nil) && vary == .none)
         } catch {
             if error == .cancelled { throw ImagePipelineError.cancelled }
             if let stale, configuration.httpCachePolicy.staleIfError, !stale.metadata.mustRevalidate, error.isTransient {
                 logger.warning("revalidation failed; serving the stale entry", metadata: ["url": "\(request.url)", "error": "\(error)"])
                 metrics.staleServed.increment()
-                return OriginalData(data: stale.data, source: .disk, isStale: true)
+                return OriginalData(data: stale.data, source: .disk, metadata: stale.metadata, isStale: true, mayKeepInMemory: stale.metadata.vary == nil)
             }
             let failure = ImagePipelineError.loadingFailed(error)
             failedURLs.remember(failure, for: key)
             throw failure
         }
+    }
+
+    /// Whether an entry stored with `metadata` may serve `request`: the headers its response's
+    /// `Vary` named have the same values in what `request` sends (``HTTPVary``).
+    func varies(_ metadata: CacheMetadata, like request: ImageRequest) -> Bool {
+        guard let stored = metadata.vary else { return true }
+        let downloader = request.context.downloader ?? configuration.downloader
+        return HTTPVary.matches(stored, downloader.sentHeaders(for: request.download))
     }
 
     /// Writes the original bytes once they are known to be an image, if the request allows.

@@ -35,6 +35,15 @@ extension ImagePipeline {
                 context.send(.preview(preview))
             }
         }
+        return try await decoded(original, request: request) { try await self.decode(request.options(.fromLoaderOnly), context: context) }
+    }
+
+    /// `original` decoded (its memory reserved first) and, once it decodes, committed to the
+    /// caches. An undecodable disk entry is removed and `reload` loads the image again.
+    func decoded(
+        _ original: OriginalData, request: ImageRequest, reload: () async throws -> DecodedImage
+    ) async throws -> DecodedImage {
+        let coders = request.context.coders ?? configuration.coders
         let reservation = try await reserveMemory(toDecode: original.data, request: request, coders: coders)
         do {
             let image = try decode(original.data, request: request, coders: coders)
@@ -49,7 +58,7 @@ extension ImagePipeline {
             // A cached entry that passed its checksum but does not decode: drop it, download again.
             logger.warning("undecodable disk cache entry removed", metadata: ["key": "\(request.dataKey)", "error": "\(error)"])
             await configuration.dataCache?.remove(key: request.dataKey)
-            return try await decode(request.options(.fromLoaderOnly), context: context)
+            return try await reload()
         }
     }
 

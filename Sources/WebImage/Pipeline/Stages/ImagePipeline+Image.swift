@@ -37,8 +37,20 @@ extension ImagePipeline {
 
     /// Variant on disk → decoded original → processors → caches.
     func makeImage(_ request: ImageRequest, context: any StageContext) async throws -> ImageResponse {
-        if let cached = await cachedVariant(for: request) { return cached }
-        let decoded = try await decodedImage(for: request, in: ProcessingContext(parent: context, request: request, pipeline: self))
+        let processing = ProcessingContext(parent: context, request: request, pipeline: self)
+        let decoded: DecodedImage
+        switch await cachedVariant(for: request) {
+        case .fresh(let response)?:
+            return response
+        case .stale(let variant)?:
+            // The variant follows its original: ask for the original (a conditional request when
+            // its entry is stale); the same bytes as the variant's serve the variant again.
+            let original = try await originalData(for: request, in: context) { context.send($0) }
+            if let response = await reuse(variant, for: request, original: original) { return response }
+            decoded = try await self.decoded(original, request: request) { try await self.decodedImage(for: request, in: processing) }
+        case nil:
+            decoded = try await decodedImage(for: request, in: processing)
+        }
         var image = decoded.image
         let processors = request.context.processors
         if !processors.isEmpty, image.isDecoded {
@@ -56,7 +68,13 @@ extension ImagePipeline {
                 throw ImagePipelineError.processingFailed(error)
             }
         }
-        await store(image, original: decoded.original, request: request)
+        // The box the memory cache keeps is the one the response holds: the weak layer.
+        let reference = ImageReference(image)
+        if image.isDecoded, request.context.storePolicy.final.contains(.memory), !request.options.contains(.disableMemoryWrite),
+           decoded.original.mayKeepInMemory {
+            configuration.memoryCache?.insert(reference, forKey: request.imageKey)
+        }
+        await storeVariant(image, original: decoded.original, request: request)
         let source = decoded.original.source
         switch source {
         case .network: metrics.networkLoads.increment()
@@ -64,7 +82,7 @@ extension ImagePipeline {
         case .memory: metrics.memoryHits.increment()
         }
         return ImageResponse(
-            image: image, data: decoded.original.data, source: source, httpResponse: decoded.original.httpResponse,
+            reference: reference, data: decoded.original.data, source: source, httpResponse: decoded.original.httpResponse,
             request: request, isRevalidated: decoded.original.isRevalidated, isStale: decoded.original.isStale)
     }
 
@@ -87,48 +105,6 @@ extension ImagePipeline {
             return try await budget.reserve(bytes, waitingAtMost: configuration.memoryBudgetWait)
         } catch {
             throw error == .cancelled ? .cancelled : .overBudget(error)
-        }
-    }
-
-    /// A processed variant stored on disk earlier (fresh), decoded without processing again.
-    private func cachedVariant(for request: ImageRequest) async -> ImageResponse? {
-        guard request.isVariant, request.options.readsDisk, !request.options.contains(.refreshCached),
-              !request.options.contains(.avoidDecode), request.context.storePolicy.final.contains(.disk),
-              let cache = configuration.dataCache, let entry = await cache.entry(for: request.imageKey) else { return nil }
-        guard entry.metadata.isFresh(at: Date()) else { return nil }
-        let coders = request.context.coders ?? configuration.coders
-        var options = configuration.decodingOptions
-        options.scale = Image.scaleFactor(forKey: request.dataKey)
-        guard let image = try? coders.decode(entry.data, options: options) else {
-            await cache.remove(key: request.imageKey)
-            return nil
-        }
-        counters.variantDiskHits.add(1, ordering: .relaxed)
-        metrics.variantDiskHits.increment()
-        metrics.diskImages.increment()
-        if request.context.storePolicy.final.contains(.memory), !request.options.contains(.disableMemoryWrite) {
-            configuration.memoryCache?[request.imageKey] = image
-        }
-        return ImageResponse(image: image, data: nil, source: .disk, request: request)
-    }
-
-    /// The final image into memory, and a variant's bytes onto disk (per the store policy).
-    private func store(_ image: Image, original: OriginalData, request: ImageRequest) async {
-        guard image.isDecoded else { return }
-        let policy = request.context.storePolicy.final
-        if policy.contains(.memory), !request.options.contains(.disableMemoryWrite), original.mayKeepInMemory {
-            configuration.memoryCache?[request.imageKey] = image
-        }
-        guard request.isVariant, policy.contains(.disk), !request.options.contains(.disableDiskWrite), original.mayStoreVariant,
-              let cache = configuration.dataCache else { return }
-        let serializer = request.context.cacheSerializer ?? .default(coders: request.context.coders ?? configuration.coders)
-        guard let bytes = serializer.serialize(image, original.data) else { return }
-        var metadata = original.store?.metadata ?? CacheMetadata(byteCount: bytes.count)
-        metadata.byteCount = bytes.count
-        metadata.contentType = ImageFormat(sniffing: bytes)?.mimeType
-        let stored = metadata
-        await write(request) {
-            do { try await cache.store(bytes, metadata: stored, for: request.imageKey) } catch { self.metrics.diskStoreFailures.increment() }
         }
     }
 }

@@ -12,6 +12,12 @@ struct OriginalData: Sendable {
     var data: Data
     var source: ImageSource
     var httpResponse: DataResponse?
+    /// The original's HTTP metadata as it stands now, whatever the source: the response's, the
+    /// disk entry's, the one a `304` refreshed, or a stale entry's (stale-if-error). A processed
+    /// variant stored on disk carries it (freshness, validators), so it is fresh exactly as long
+    /// as its original. `nil` when the response forbade storing (`no-store`, or what a shared
+    /// cache may not keep) or when nothing is known (a memory-data hit): then no variant is written.
+    var metadata: CacheMetadata?
     var isRevalidated = false
     var isStale = false
     /// The write of these bytes to the disk cache, made once by the first stage above that has
@@ -20,8 +26,8 @@ struct OriginalData: Sendable {
     /// Whether the memory caches may keep these bytes and the images made from them: false for
     /// what a shared cache must not store (``HTTPCachePolicy/isShared``).
     var mayKeepInMemory = true
-    /// Whether a processed variant may go to disk: false when the response forbade storing.
-    var mayStoreVariant = true
+    /// Whether a processed variant may go to disk: only with the original's metadata to carry.
+    var mayStoreVariant: Bool { metadata != nil }
 }
 
 /// A disk write that waits until someone vouches for the bytes: nothing undecodable is cached.
