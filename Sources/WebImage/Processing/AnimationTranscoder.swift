@@ -42,11 +42,6 @@ public struct AnimationTranscoder: Sendable {
         self.coders = coders
     }
 
-    /// Whether ``format`` has an animated encoder in ``coders``.
-    public var streams: Bool {
-        (try? coders.animatedEncoder(as: format, AnimationEncodingParameters(pixelWidth: 1, pixelHeight: 1, loopCount: 0))) != nil
-    }
-
     /// The file, and where the time went. `orientation` is the source's (EXIF); `isOpaque` says
     /// every source frame is opaque (the header's `!hasAlpha`): then an APNG is written as RGB
     /// when the first processed frame is opaque too. Throws the decoder's ``ImageDecodingError``,
