@@ -19,6 +19,7 @@ struct ImageRenderer: Sendable {
 
     /// Renders `source`, decoded with `options` (``decodingOptions(_:header:)``, as priced).
     func render(_ source: Data, header: ImageHeader, options: ImageDecodingOptions) throws(ImageServerError) -> (Data, Timings) {
+        if streams(header), let streamed = try renderFrameByFrame(source, header: header, options: options) { return streamed }
         var timings = Timings()
         let clock = ContinuousClock()
         let animated = keepsAnimation(header)
@@ -54,6 +55,50 @@ struct ImageRenderer: Sendable {
         }
         timings.encode = clock.now - start
         return (data, timings)
+    }
+
+    /// Whether an animated result is rendered frame by frame (``AnimationTranscoder``): the
+    /// source has a lazy animated decoder (GIF, WebP, APNG, AVIF) and the output format an
+    /// animated encoder (GIF, WebP, APNG). Memory then holds a few canvases and the file, not
+    /// every frame; ``RenderBudget`` prices it so.
+    func streams(_ header: ImageHeader) -> Bool {
+        keepsAnimation(header) && [.gif, .webp, .apng, .avif].contains(header.format)
+    }
+
+    /// The animation decoded, processed and encoded one frame at a time (frames beyond
+    /// `options.maxFrameCount` dropped); `nil` when the source has no lazy decoder after all
+    /// (an APNG whose animation chunks are broken shows as its still image).
+    private func renderFrameByFrame(
+        _ source: Data, header: ImageHeader, options: ImageDecodingOptions
+    ) throws(ImageServerError) -> (Data, Timings)? {
+        let animation: (any AnimatedImageDecoding)?
+        do { animation = try ImageCoderRegistry.default.animatedDecoder(for: source, options: options) } catch { throw ImageServerError(error) }
+        guard let animation, animation.frameCount > 1 else { return nil }
+        let orientation = (try? ImageProperties.read(from: source).orientation) ?? .up
+        let upright = orientation.swapsWidthAndHeight
+            ? (width: animation.pixelHeight, height: animation.pixelWidth) : (width: animation.pixelWidth, height: animation.pixelHeight)
+        var steps = processors
+        let done = insideTarget(source, header).map { upright == $0 } ?? false
+        if let resize, !done { steps.append(resize) }
+        let lossy = outputFormat == .webp
+        let transcoder = AnimationTranscoder(format: outputFormat, quality: lossy ? Double(quality) / 100 : 1, maxFrames: options.maxFrameCount)
+        do {
+            let (data, spent) = try transcoder.transcode(animation, orientation: orientation, isOpaque: !header.hasAlpha) { frame in
+                var image = steps.isEmpty ? frame : try frame.processed(by: steps)
+                // The output limit holds whatever the steps did (a rotation grows the canvas).
+                if max(image.pixelWidth, image.pixelHeight) > maxSide {
+                    image = try image.processed(by: [ImageProcessors.Resize(width: maxSide, height: maxSide)])
+                }
+                return image
+            }
+            return (data, Timings(decode: spent.decode, process: spent.process, encode: spent.encode))
+        } catch let error as ImageDecodingError {
+            throw ImageServerError(error)
+        } catch let error as ImageProcessingError {
+            throw ImageServerError(status: 422, code: "unprocessable", message: error.description)
+        } catch {
+            throw ImageServerError(status: 422, code: "unprocessable", message: "the image cannot be written as \(outputFormat)")
+        }
     }
 
     /// How the source is decoded (``RenderBudget`` adds the frames kept): `fit=inside` alone at the output

@@ -50,7 +50,9 @@ struct RenderBudget: Sendable {
         /// Frames kept.
         var frames: Int
         /// Bytes: the decoded source, the largest intermediate, the result's frames and what
-        /// the encoder needs (see ``encodingBytesPerPixel(_:)``).
+        /// the encoder needs (see ``encodingBytesPerPixel(_:)``). An animation rendered frame by
+        /// frame (``ImageRenderer/streams(_:)``) holds one source canvas (three copies at most),
+        /// one result frame and the file instead of every frame.
         var bytes: Int
         /// How the render decodes the source (the frames kept included).
         var decoding: ImageDecodingOptions
@@ -85,10 +87,20 @@ struct RenderBudget: Sendable {
         }
         var decoding = renderer.decodingOptions(source, header: header)
         decoding.maxFrameCount = frames
-        let bytes = [
-            MemoryBudget.bytes(toDecode: header, options: decoding),
-            Self.times(peak, 4), Self.times(total, 4), Self.times(output, Self.encodingBytesPerPixel(renderer.outputFormat)),
-        ].reduce(0) { sum, value in sum > Int.max - value ? .max : sum + value }
+        let held: [Int]
+        if renderer.streams(header) {
+            // Frame by frame: the decoder's canvas, the frame it gave and a copy for disposal
+            // *previous*; one processed frame; the file, its compressed frames estimated at a
+            // byte a pixel (GIF's LZW codes and lossless WebP or APNG of photos can take more;
+            // typical animations far less).
+            var oneCanvas = decoding
+            oneCanvas.firstFrameOnly = true
+            held = [Self.times(MemoryBudget.bytes(toDecode: header, options: oneCanvas), 3), Self.times(output, 4), total]
+        } else {
+            held = [MemoryBudget.bytes(toDecode: header, options: decoding), Self.times(total, 4)]
+        }
+        let bytes = (held + [Self.times(peak, 4), Self.times(output, Self.encodingBytesPerPixel(renderer.outputFormat))])
+            .reduce(0) { sum, value in sum > Int.max - value ? .max : sum + value }
         return Price(frames: frames, bytes: bytes, decoding: decoding)
     }
 

@@ -8,7 +8,8 @@ struct InfoCommand: AsyncParsableCommand {
         abstract: "Show an image's format, size, frames, colour model, bit depth, ICC profile and orientation.",
         discussion: """
             Reads headers only, so it works on images over the decoding pixel limit; --decode also \
-            decodes every frame (the limit applies) and reports whether the decode was lenient.
+            decodes every frame (the limit applies; an animation's frames are decoded one at a time, \
+            so the limit is for one canvas) and reports whether the decode was lenient.
             JSON keys: format, width, height, frames, bytes, hasAlpha, orientation (1-8), decoded, and \
             when known loopCount, colorModel (gray, gray-alpha, rgb, rgba, indexed, cmyk), bitDepth, \
             iccProfile; with --decode also lenient, partial and repairs (names of what was forgiven), and \
@@ -58,13 +59,12 @@ struct InfoCommand: AsyncParsableCommand {
                 decoded: false, loopCount: properties.loopCount, colorModel: properties.colorModel?.rawValue,
                 bitDepth: properties.bitDepth, iccProfile: properties.hasICCProfile)
             if decode {
-                let image = try ImageCoderRegistry.default.decode(data)
+                let decoded = try Self.walkFrames(data, pixels: pixels) ?? Self.decodeAtOnce(data, pixels: pixels)
                 info.decoded = true
-                (info.width, info.height) = (image.pixelWidth, image.pixelHeight)
-                info.lenient = image.isLenient
-                info.partial = image.isPartial
-                info.repairs = image.repairs.names
-                if let pixels { try Self.writeRows(of: image, to: pixels) }
+                (info.width, info.height) = (decoded.width, decoded.height)
+                info.lenient = !decoded.repairs.isEmpty
+                info.partial = decoded.repairs.contains(.truncated)
+                info.repairs = decoded.repairs.names
             }
             if json {
                 let encoder = JSONEncoder()
@@ -77,6 +77,44 @@ struct InfoCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("webimage info: \(source): \(error)\n".utf8))
             throw ExitCode(1)
         }
+    }
+
+    /// What `--decode` found: the decoded size and what a lenient decode forgave.
+    struct Decoded {
+        var width: Int
+        var height: Int
+        var repairs: ImageRepairs
+    }
+
+    /// An animation's frames decoded one at a time by its lazy decoder, each checked and
+    /// dropped: memory holds a canvas or two, not every frame, so an animation is decoded
+    /// whole when one canvas is within the pixel limit (the full decode counts canvas × frames).
+    /// `nil` for a still image, a format without a lazy decoder, or a frame that does not decode:
+    /// then ``decodeAtOnce(_:pixels:)`` says how far a lenient decode goes, or why it fails.
+    static func walkFrames(_ data: Data, pixels: String?) throws -> Decoded? {
+        guard let header = try? ImageCoderRegistry.default.readHeader(data), header.frameCount > 1,
+              let animation = try ImageCoderRegistry.default.animatedDecoder(for: data), animation.frameCount > 1 else { return nil }
+        do {
+            for index in 0..<animation.frameCount {
+                let frame = try animation.frame(at: index)
+                if index == 0, let pixels {
+                    let first = Image(
+                        format: animation.format, pixelWidth: animation.pixelWidth, pixelHeight: animation.pixelHeight,
+                        pixels: frame.pixels, isOpaque: false)
+                    try writeRows(of: first, to: pixels)
+                }
+            }
+        } catch is ImageDecodingError {
+            return nil
+        }
+        return Decoded(width: animation.pixelWidth, height: animation.pixelHeight, repairs: animation.repairs)
+    }
+
+    /// The full decode (a still image, or an animation without a lazy decoder or with a broken frame).
+    static func decodeAtOnce(_ data: Data, pixels: String?) throws -> Decoded {
+        let image = try ImageCoderRegistry.default.decode(data)
+        if let pixels { try writeRows(of: image, to: pixels) }
+        return Decoded(width: image.pixelWidth, height: image.pixelHeight, repairs: image.repairs)
     }
 
     /// The first frame's rows without row padding, for `--pixels`.

@@ -45,3 +45,17 @@ extension Image {
         }
     }
 }
+
+extension Image {
+    /// The pixels with rows packed (`4 * pixelWidth` bytes each): the stored array when it
+    /// already is. Call once the buffer is checked (``checkEncodable(as:)``, a processor's `checkInput`): that proves the buffer holds every row.
+    var packedPixels: [UInt8] {
+        let rowBytes = pixelWidth * 4
+        guard bytesPerRow != rowBytes else { return pixels }
+        var packed = [UInt8](repeating: 0, count: rowBytes * pixelHeight)
+        for y in 0..<pixelHeight {
+            packed[(y * rowBytes)..<((y + 1) * rowBytes)] = pixels[(y * bytesPerRow)..<(y * bytesPerRow + rowBytes)]
+        }
+        return packed
+    }
+}

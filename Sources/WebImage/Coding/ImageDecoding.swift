@@ -123,6 +123,9 @@ public protocol ImageEncoding: Sendable {
     func canEncode(_ format: ImageFormat) -> Bool
     /// - Parameter quality: 0...1 for lossy formats; ignored by lossless ones.
     func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data
+    /// An encoder that takes an animation's frames one at a time (see ``AnimatedImageEncoding``),
+    /// or `nil` (the default) when this encoder writes animations only from one ``Image``.
+    func animatedEncoder(as format: ImageFormat, _ parameters: AnimationEncodingParameters) throws(ImageEncodingError) -> (any AnimatedImageEncoding)?
 }
 
 extension ImageDecodingOptions {

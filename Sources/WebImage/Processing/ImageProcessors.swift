@@ -28,18 +28,6 @@ extension Image {
         result.frames = []
         return result
     }
-
-    /// The pixels with rows packed (`4 * pixelWidth` bytes each): the stored array when it
-    /// already is. Call after `checkInput`, which proves the buffer holds every row.
-    var packedPixels: [UInt8] {
-        let rowBytes = pixelWidth * 4
-        guard bytesPerRow != rowBytes else { return pixels }
-        var packed = [UInt8](repeating: 0, count: rowBytes * pixelHeight)
-        for y in 0..<pixelHeight {
-            packed[(y * rowBytes)..<((y + 1) * rowBytes)] = pixels[(y * bytesPerRow)..<(y * bytesPerRow + rowBytes)]
-        }
-        return packed
-    }
 }
 
 extension ImageProcessing {

@@ -44,6 +44,14 @@ public protocol AnimatedImageDecoding: Sendable {
     /// Throws when the data breaks before that frame (a lenient full decode keeps only the
     /// frames before the break).
     func frame(at index: Int) throws(ImageDecodingError) -> ImageFrame
+    /// What a lenient decode forgave (``Image/repairs``): in the file's structure, known up
+    /// front, and in the frames decoded so far. After every frame it equals the full decode's.
+    var repairs: ImageRepairs { get }
+}
+
+extension AnimatedImageDecoding {
+    /// Nothing forgiven.
+    public var repairs: ImageRepairs { [] }
 }
 
 extension ImageDecoding {

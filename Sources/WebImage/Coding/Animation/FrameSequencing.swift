@@ -12,9 +12,14 @@ protocol FrameSequencing {
     /// Goes back so that ``position`` is at most `index`: to the start, or to a frame that does
     /// not depend on earlier ones.
     mutating func rewind(toAtMost index: Int) throws(ImageDecodingError)
+    /// What a lenient decode forgave in the frames given so far.
+    var repairs: ImageRepairs { get }
 }
 
 extension FrameSequencing {
+    /// Nothing forgiven: a format whose frames break or decode whole.
+    var repairs: ImageRepairs { [] }
+
     /// Up to `limit` frames from the current position, in order (what a full decode keeps).
     mutating func frames(limit: Int) throws(ImageDecodingError) -> [ImageFrame] {
         var frames: [ImageFrame] = []
@@ -45,6 +50,9 @@ final class AnimationPlayhead<Frames: FrameSequencing>: Sendable {
         self.durations = durations
         state = Locked(State(frames: frames))
     }
+
+    /// What a lenient decode forgave in the frames decoded so far.
+    var repairs: ImageRepairs { state.withLock { $0.frames.repairs } }
 
     func duration(at index: Int) -> Duration {
         precondition(durations.indices.contains(index), "frame \(index) of \(durations.count)")

@@ -14,7 +14,7 @@ public import Foundation
 ///
 /// Encoding writes every frame full-canvas (blend *source*, dispose *none*), each with its
 /// duration in milliseconds, and the loop count; decoding the result gives back the same pixels,
-/// durations and loop count.
+/// durations and loop count. ``APNGAnimationEncoder`` writes frame by frame.
 ///
 /// ```swift
 /// let animation = try APNGCoder().decode(data, options: .default)
@@ -56,7 +56,16 @@ public struct APNGCoder: ImageDecoding, ImageEncoding {
 
     public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data {
         try image.checkEncodable(as: format)
-        return try APNGWriter.encode(image)
+        let encoder = try APNGAnimationEncoder(AnimationEncodingParameters(
+            pixelWidth: image.pixelWidth, pixelHeight: image.pixelHeight, loopCount: image.loopCount, isOpaque: image.isOpaque))
+        return try encoder.encodeFrames(of: image)
+    }
+
+    /// An ``APNGAnimationEncoder``: frames are compressed as they are added.
+    public func animatedEncoder(
+        as format: ImageFormat, _ parameters: AnimationEncodingParameters
+    ) throws(ImageEncodingError) -> (any AnimatedImageEncoding)? {
+        try APNGAnimationEncoder(parameters)
     }
 
     // MARK: - Internals

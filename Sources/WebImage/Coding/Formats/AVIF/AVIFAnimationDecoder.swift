@@ -35,4 +35,7 @@ public final class AVIFAnimationDecoder: AnimatedImageDecoding {
     public func duration(at index: Int) -> Duration { playhead.duration(at: index) }
 
     public func frame(at index: Int) throws(ImageDecodingError) -> ImageFrame { try playhead.frame(at: index) }
+
+    /// Damaged metadata a lenient decode skipped (as ``AVIFCoder``'s full decode reports it).
+    public var repairs: ImageRepairs { playhead.repairs }
 }

@@ -19,8 +19,9 @@ public final class GIFAnimationDecoder: AnimatedImageDecoding {
     public let frameCount: Int
     public let loopCount: Int
     /// What a lenient decode forgives in the file's structure, known before any frame is
-    /// decoded (damaged pixel data is found only while decoding: then a frame throws).
-    public let repairs: ImageRepairs
+    /// decoded, and in the frames decoded so far (damaged pixel data is found only while decoding).
+    public var repairs: ImageRepairs { structureRepairs.union(playhead.repairs) }
+    private let structureRepairs: ImageRepairs
     private let playhead: AnimationPlayhead<GIFCompositor>
 
     /// Reads the file's structure; refuses it as the full decode would (pixel limit for one
@@ -29,7 +30,7 @@ public final class GIFAnimationDecoder: AnimatedImageDecoding {
         guard !data.isEmpty else { throw .empty }
         let bytes = PinnedBytes(copying: data)
         let scan = try GIFScan(bytes)
-        repairs = try scan.check(options, lazily: true)
+        structureRepairs = try scan.check(options, lazily: true)
         let sizing = FrameSizing(width: scan.header.pixelWidth, height: scan.header.pixelHeight, options: options)
         (pixelWidth, pixelHeight) = (sizing.targetWidth, sizing.targetHeight)
         (frameCount, loopCount) = (scan.header.frameCount, scan.loopCount)

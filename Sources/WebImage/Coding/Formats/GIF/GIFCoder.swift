@@ -24,6 +24,7 @@ public import Foundation
 ///
 /// Encoding writes one local palette per frame: exact when a frame has at most 255 colours,
 /// otherwise from ``GIFPalette``'s median cut. Alpha below 128 becomes the transparent index.
+/// ``GIFAnimationEncoder`` writes frame by frame (this encoder's ``animatedEncoder(as:_:)``).
 ///
 /// ```swift
 /// let animation = try GIFCoder().decode(data, options: .default)
@@ -68,22 +69,17 @@ public struct GIFCoder: ImageDecoding, ImageEncoding {
 
     public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data {
         try image.checkEncodable(as: format)
-        let stills = image.frames.isEmpty ? [image] : (0..<image.frames.count).map { image.frame(at: $0) }
-        let hasTransparency = stills.contains { !$0.isOpaque }
-        var writer = GIFWriter(width: image.pixelWidth, height: image.pixelHeight)
-        writer.loopCount = image.frames.count > 1 ? image.loopCount : nil
-        for (index, still) in stills.enumerated() {
-            guard !Task.isCancelled else { throw .cancelled }
-            let (palette, indices, transparent) = GIFPalette.quantize(still)
-            // GIF's delays are 16-bit centiseconds: 0…655,350 ms (the rounding below stays in range).
-            let milliseconds = image.frames.isEmpty ? 0 : image.frames[index].duration.wholeMilliseconds(clampedTo: 0...655_350)
-            writer.frames.append(GIFWriter.Frame(
-                left: 0, top: 0, width: image.pixelWidth, height: image.pixelHeight, indices: indices,
-                palette: palette, transparentIndex: transparent,
-                // Full-canvas frames over a cleared canvas reproduce transparent frames exactly.
-                disposal: hasTransparency ? .background : .none,
-                delayCentiseconds: (milliseconds + 5) / 10))
-        }
-        return try writer.encode()
+        let animated = image.frames.count > 1
+        let encoder = try GIFAnimationEncoder(
+            AnimationEncodingParameters(pixelWidth: image.pixelWidth, pixelHeight: image.pixelHeight, loopCount: image.loopCount),
+            animated: animated)
+        return try encoder.encodeFrames(of: image)
+    }
+
+    /// A ``GIFAnimationEncoder``: frames are written as they are added.
+    public func animatedEncoder(
+        as format: ImageFormat, _ parameters: AnimationEncodingParameters
+    ) throws(ImageEncodingError) -> (any AnimatedImageEncoding)? {
+        try GIFAnimationEncoder(parameters)
     }
 }

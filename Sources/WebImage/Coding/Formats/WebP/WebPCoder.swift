@@ -48,6 +48,13 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
         try WebPAnimationDecoder(data, options: options)
     }
 
+    /// A ``WebPAnimationEncoder``: frames are compressed as they are added.
+    public func animatedEncoder(
+        as format: ImageFormat, _ parameters: AnimationEncodingParameters
+    ) throws(ImageEncodingError) -> (any AnimatedImageEncoding)? {
+        try WebPAnimationEncoder(parameters)
+    }
+
     public func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data {
         let (w, h) = try Self.encodableSize(image)
         if image.frames.count > 1 { return try WebPAnimation.encode(image, quality: quality) }

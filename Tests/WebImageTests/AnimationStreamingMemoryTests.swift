@@ -1,0 +1,60 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Testing
+import WebImage
+import WebImageOrigin
+
+extension HeavyTests {
+    /// Long animations go through `info --decode` and `serve` one frame at a time: the peak RSS of
+    /// the real processes stays a few canvases above a small image's, where every frame decoded
+    /// at once would take hundreds of megabytes.
+    @Suite("Animations stream: peak memory of child processes")
+    struct AnimationStreamingMemoryTests {
+        /// 160 frames on a 1000 × 1000 screen (a few KB): 640 MB as composited frames all at once.
+        static let frames = 160
+        static let long = GIFBomb.manyFrames(width: 1000, height: 1000, frames: frames)
+
+        @Test func infoDecodeWalksALongAnimationInAFewCanvases() async throws {
+            try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "GNU time is missing: run ./scripts/setup")
+            let directory = temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let small = directory.appendingPathComponent("small.jpg"), long = directory.appendingPathComponent("long.gif")
+            try SampleFiles.standard["small.jpg"]!.write(to: small)
+            try Self.long.write(to: long)
+            let baseline = try await BombMemoryTests.peakMemory(["info", small.path, "--decode"])
+            #expect(baseline.status == 0, "\(baseline.output)")
+            let run = try await BombMemoryTests.peakMemory(["info", long.path, "--decode", "--json"])
+            #expect(run.status == 0, "\(run.output)")
+            #expect(run.output.contains("\"decoded\":true") && run.output.contains("\"frames\":\(Self.frames)"), "\(run.output)")
+            // One canvas is 4 MB; the decoder holds it and the frame it gave.
+            #expect(run.bytes < baseline.bytes + 48 << 20, "peak \(run.bytes >> 20) MB, baseline \(baseline.bytes >> 20) MB")
+        }
+
+        @Test func serveRendersALongAnimationFrameByFrame() async throws {
+            try await withOrigin(files: ["long.gif": Self.long]) { origin in
+                let serve = try await ServerTests.ServeCommandTests.ServeProcess(
+                    ["--allow-private-networks", "--fetch-timeout", "60", "--processing-timeout", "300",
+                     "--max-animation-frames", "\(Self.frames)", "--max-source-pixels", "200000000"],
+                    environment: ["WEBIMAGE_LOG_LEVEL": "error"])
+                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+                let source = ServerHarness.encode(origin.imageURL("long.gif").absoluteString)
+                for format in ["gif", "webp"] {
+                    let url = "http://127.0.0.1:\(serve.port)/img?url=\(source)&w=100&format=\(format)"
+                    let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(300))
+                    let body = Data(buffer: try await response.body.collect(upTo: 10 << 20))
+                    #expect(response.status.code == 200, "\(format): \(String(decoding: body.prefix(200), as: UTF8.self))")
+                    let image = try ImageCoderRegistry.default.decode(body)
+                    #expect(image.frames.count == Self.frames && image.pixelWidth == 100, "\(format)")
+                }
+                let pid = serve.process.processIdentifier
+                let peak = ProcessUsage.peakResidentBytes(pid) ?? .max
+                // All frames decoded at once would be 640 MB, before the resized copies.
+                #expect(peak < 256 << 20, "peak RSS \(peak >> 20) MB")
+                kill(pid, SIGTERM)
+                #expect(await serve.waitForExit().0 == 0)
+                try await client.shutdown()
+            }
+        }
+    }
+}
