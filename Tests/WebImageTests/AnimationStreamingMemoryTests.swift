@@ -12,8 +12,9 @@ extension HeavyTests {
     @Suite("Animations stream: peak memory of child processes")
     struct AnimationStreamingMemoryTests {
         /// 160 frames on a 1000 × 1000 screen (a few KB): 640 MB as composited frames all at once.
+        /// Each frame differs from the one before, so no encoder merges two into one.
         static let frames = 160
-        static let long = GIFBomb.manyFrames(width: 1000, height: 1000, frames: frames)
+        static let long = GIFBomb.distinctFrames(width: 1000, height: 1000, frames: frames)
 
         @Test func infoDecodeWalksALongAnimationInAFewCanvases() async throws {
             try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "GNU time is missing: run ./scripts/setup")
@@ -39,13 +40,14 @@ extension HeavyTests {
                     environment: ["WEBIMAGE_LOG_LEVEL": "error"])
                 let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
                 let source = ServerHarness.encode(origin.imageURL("long.gif").absoluteString)
-                for format in ["gif", "webp"] {
+                // One format: each render takes ~50 s in a debug build; the GIF encoder streams the same way (AnimatedEncodingTests).
+                for format in ["webp"] {
                     let url = "http://127.0.0.1:\(serve.port)/img?url=\(source)&w=100&format=\(format)"
                     let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(300))
                     let body = Data(buffer: try await response.body.collect(upTo: 10 << 20))
                     #expect(response.status.code == 200, "\(format): \(String(decoding: body.prefix(200), as: UTF8.self))")
                     let image = try ImageCoderRegistry.default.decode(body)
-                    #expect(image.frames.count == Self.frames && image.pixelWidth == 100, "\(format)")
+                    #expect(image.frames.count == Self.frames && image.pixelWidth == 100, "\(format): \(image.frames.count) frames, \(image.pixelWidth) wide")
                 }
                 let pid = serve.process.processIdentifier
                 let peak = ProcessUsage.peakResidentBytes(pid) ?? .max

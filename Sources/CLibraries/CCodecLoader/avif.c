@@ -21,6 +21,7 @@
     F(avifImage *, avifImageCreate, (uint32_t width, uint32_t height, uint32_t depth, avifPixelFormat format), \
       (width, height, depth, format))                                                             \
     V(avifImageDestroy, (avifImage *image), (image))                                              \
+    V(avifImageSetProfileICC, (avifImage *image, const uint8_t *icc, size_t iccSize), (image, icc, iccSize)) \
     F(avifResult, avifImageRGBToYUV, (avifImage *image, const avifRGBImage *rgb), (image, rgb))    \
     F(avifResult, avifImageYUVToRGB, (const avifImage *image, avifRGBImage *rgb), (image, rgb))    \
     V(avifRGBImageSetDefaults, (avifRGBImage *rgb, const avifImage *image), (rgb, image))         \

@@ -20,6 +20,17 @@ enum GIFBomb {
         for _ in 1..<frames { data += frame }
         return data + [0x3B]
     }
+
+    /// A `width × height` screen with `frames` 1 × 1 white frames, each one pixel further along
+    /// the rows: every composited frame differs from the one before (no encoder can merge them).
+    static func distinctFrames(width: UInt16, height: UInt16, frames: Int) -> Data {
+        var data = header(width: width, height: height).dropLast()
+        for index in 1..<frames {
+            let x = UInt16(index % Int(width)), y = UInt16(index / Int(width) % Int(height))
+            data += [0x2C, UInt8(x & 0xFF), UInt8(x >> 8), UInt8(y & 0xFF), UInt8(y >> 8), 1, 0, 1, 0, 0, 2, 2, 0x4C, 0x01, 0]
+        }
+        return data + [0x3B]
+    }
 }
 
 enum WebPBomb {

@@ -77,6 +77,7 @@ extension ImageCoderRegistry {
         guard let format = ImageFormat(sniffing: data), let decoder = decoders.first(where: { $0.canDecode(format) }) else {
             throw .unsupportedFormat(ImageFormat(sniffing: data))
         }
-        return try decoder.animatedDecoder(for: data, options: options)
+        guard let animation = try decoder.animatedDecoder(for: data, options: options) else { return nil }
+        return EmbeddedColor.read(from: data, format: format).applied(to: animation, handling: options.colorHandling)
     }
 }

@@ -18,27 +18,34 @@ extension Image {
     /// Converts the pixels from `profile` to sRGB in place (RGB and grey profiles; CMYK files are
     /// converted by their decoder, which still has the ink values).
     mutating func convertToSRGB(from profile: ColorProfile) {
-        guard !profile.isSRGB else { return }
+        let (width, height, stride, opaque) = (pixelWidth, pixelHeight, bytesPerRow, isOpaque)
+        guard Self.convertToSRGB(&pixels, width: width, height: height, stride: stride, opaque: opaque, from: profile) else { return }
+        for index in frames.indices {
+            Self.convertToSRGB(&frames[index].pixels, width: width, height: height, stride: 4 * width, opaque: opaque, from: profile)
+        }
+        if !frames.isEmpty { pixels = frames[0].pixels }
+    }
+
+    /// Converts one buffer of premultiplied RGBA8 pixels from `profile` to sRGB in place; `false`
+    /// when nothing was done (an sRGB-equivalent profile, a CMYK or other profile, or a
+    /// profile LittleCMS cannot build a transform from).
+    @discardableResult
+    static func convertToSRGB(
+        _ pixels: inout [UInt8], width: Int, height: Int, stride: Int, opaque: Bool, from profile: ColorProfile
+    ) -> Bool {
+        guard !profile.isSRGB else { return false }
         switch profile.colorSpace {
         case .rgb:
-            let layout: ColorTransforms.Layout = isOpaque ? .opaqueRGBA : .premultipliedRGBA
-            guard let transform = ColorTransforms.shared.transform(from: profile, layout: layout) else { return }
-            let (width, height, stride) = (pixelWidth, pixelHeight, bytesPerRow)
-            Self.convertRGBA(&pixels, width: width, height: height, stride: stride, with: transform)
-            for index in frames.indices {
-                Self.convertRGBA(&frames[index].pixels, width: width, height: height, stride: 4 * width, with: transform)
-            }
-            if !frames.isEmpty { pixels = frames[0].pixels }
+            guard let transform = ColorTransforms.shared.transform(from: profile, layout: opaque ? .opaqueRGBA : .premultipliedRGBA)
+            else { return false }
+            convertRGBA(&pixels, width: width, height: height, stride: stride, with: transform)
+            return true
         case .gray:
-            guard let transform = ColorTransforms.shared.transform(from: profile, layout: .grayToRGB) else { return }
-            let (width, height, stride) = (pixelWidth, pixelHeight, bytesPerRow)
-            Self.convertGray(&pixels, width: width, height: height, stride: stride, with: transform)
-            for index in frames.indices {
-                Self.convertGray(&frames[index].pixels, width: width, height: height, stride: 4 * width, with: transform)
-            }
-            if !frames.isEmpty { pixels = frames[0].pixels }
+            guard let transform = ColorTransforms.shared.transform(from: profile, layout: .grayToRGB) else { return false }
+            convertGray(&pixels, width: width, height: height, stride: stride, with: transform)
+            return true
         case .cmyk, .other:
-            return
+            return false
         }
     }
 

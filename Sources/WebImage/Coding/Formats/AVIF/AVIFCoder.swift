@@ -117,6 +117,9 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
             yuv.pointee.matrixCoefficients = avifMatrixCoefficients(AVIF_MATRIX_COEFFICIENTS_IDENTITY)
             yuv.pointee.yuvRange = AVIF_RANGE_FULL
         }
+        if let profile = image.colorProfile {  // kept by decoding (ColorHandling.keep): embedded
+            profile.data.withUnsafeBytes { avifImageSetProfileICC(yuv, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) }
+        }
         var straight = PixelOperations.unpremultiplied(image)
         var rgb = avifRGBImage()
         avifRGBImageSetDefaults(&rgb, yuv)
