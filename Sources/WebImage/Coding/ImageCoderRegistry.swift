@@ -63,7 +63,17 @@ public struct ImageCoderRegistry: ImageDecoding, Sendable {
         guard let encoder = encoders.first(where: { $0.canEncode(format) }) else {
             throw .unsupportedFormat(format)
         }
-        return try encoder.encode(image, as: format, quality: quality)
+        // A kept colour profile (ColorHandling.keep) travels in the file where the format has a
+        // place for it; for the others (GIF, HEIC, BMP) the pixels are converted to sRGB first.
+        guard let profile = image.colorProfile else { return try encoder.encode(image, as: format, quality: quality) }
+        guard [.jpeg, .png, .apng, .webp, .avif].contains(format) else {
+            var converted = image
+            converted.convertToSRGB(from: profile)
+            converted.colorProfile = nil
+            return try encoder.encode(converted, as: format, quality: quality)
+        }
+        let encoded = try encoder.encode(image, as: format, quality: quality)
+        return format == .avif ? encoded : ColorProfileEmbedding.embed(profile, in: encoded, format: format, image: image)
     }
 
     private func decoder(for data: Data) throws(ImageDecodingError) -> any ImageDecoding {

@@ -17,9 +17,12 @@ enum WebImageCommand {
         return directory.appendingPathComponent("webimage")
     }
 
-    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) async throws -> CommandResult {
+    /// Runs `webimage ARGUMENTS` (or another `program`, e.g. a reference implementation).
+    static func run(
+        _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], program: URL? = nil
+    ) async throws -> CommandResult {
         let process = TestProcess()
-        process.executableURL = executable
+        process.executableURL = program ?? executable
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe(), err = Pipe(), input = Pipe()
