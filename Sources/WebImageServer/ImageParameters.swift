@@ -98,7 +98,9 @@ public struct ImageParameters: Sendable {
     /// ETag's input). Each field is length-prefixed (``KeyEncoding``), so no value can pass for
     /// a separator: `url=…%3Fa%26w%3D4` and `url=…%3Fa&w=4` have different keys. `process` is
     /// keyed by its processors' identifiers, so two spellings of one spec share an entry.
-    public func cacheKey(negotiated: String) -> String {
+    /// `color`: the server's ``ColorHandling`` — part of the key when it is not the default, so
+    /// results rendered under another setting are never served (a cache folder outlives a restart).
+    public func cacheKey(negotiated: String, color: ColorHandling = .convertToSRGB) -> String {
         var key = KeyEncoding("img2")
         key.add("url", source.url.absoluteString)
         key.add("w", width.map(String.init))
@@ -108,6 +110,7 @@ public struct ImageParameters: Sendable {
         key.add("negotiated", negotiated)
         key.add("q", quality.map(String.init))
         key.add("process", list: process == nil ? nil : processors.map(\.identifier))
+        if color != .convertToSRGB { key.add("color", color.rawValue) }
         return key.text
     }
 }

@@ -10,6 +10,8 @@ struct ImageRenderer: Sendable {
     var quality: Int
     var maxPixels: Int
     var maxSide: Int
+    /// What happens to the source's colour profile (``ImageServerConfiguration/colorHandling``).
+    var colorHandling: ColorHandling = .convertToSRGB
 
     struct Timings: Sendable {
         var decode: Duration = .zero
@@ -106,6 +108,7 @@ struct ImageRenderer: Sendable {
     /// follows), or at a size that still covers the result, whatever the orientation.
     func decodingOptions(_ source: Data, header: ImageHeader) -> ImageDecodingOptions {
         var options = ImageDecodingOptions(maxPixelCount: maxPixels, firstFrameOnly: !keepsAnimation(header))
+        options.colorHandling = colorHandling
         if let inside = insideTarget(source, header) { options.thumbnailMaxPixelSize = max(inside.width, inside.height) }
         else if processors.isEmpty { options.thumbnailMaxPixelSize = decodeSide(header) }
         return options

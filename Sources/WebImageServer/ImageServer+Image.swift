@@ -36,7 +36,7 @@ extension ImageServer {
             throw ImageServerError(status: 403, code: "source_not_allowed", message: "this source is not on the allowed list")
         }
         let preference = parameters.format == .auto ? FormatNegotiation.preference(accept: request.headers[.accept]) : .none
-        let key = parameters.cacheKey(negotiated: preference.rawValue)
+        let key = parameters.cacheKey(negotiated: preference.rawValue, color: configuration.colorHandling)
         var timing: [(String, Duration)] = []
 
         if let (cached, layer) = await results.image(for: key) {
@@ -79,7 +79,8 @@ extension ImageServer {
         let renderer = ImageRenderer(
             parameters: parameters, processors: processors, outputFormat: format,
             quality: parameters.quality ?? configuration.defaultQuality,
-            maxPixels: configuration.maxSourcePixels, maxSide: configuration.maxOutputSide)
+            maxPixels: configuration.maxSourcePixels, maxSide: configuration.maxOutputSide,
+            colorHandling: configuration.colorHandling)
         let reservation: MemoryBudget.Reservation, decoding: ImageDecodingOptions
         do throws(ImageServerError) {
             let price = try RenderBudget(configuration).price(original.data, header: original.header, renderer: renderer)

@@ -1,5 +1,5 @@
 public import Foundation
-import WebImage
+public import WebImage
 
 /// Everything `webimage serve` can be told: security, limits, caches and response headers.
 ///
@@ -89,6 +89,12 @@ public struct ImageServerConfiguration: Sendable {
     public var sourceMemoryBytes = 64 * 1024 * 1024
     /// Quality of lossy output when `q` is not given (80).
     public var defaultQuality = 80
+    /// What a render does with the source's colour profile: ``ColorHandling/convertToSRGB`` (the
+    /// default, as imgproxy: sRGB pixels, no profile in the result), ``ColorHandling/keep`` (pixels
+    /// as stored, the profile embedded in JPEG, PNG, WebP and AVIF results) or
+    /// ``ColorHandling/ignore``. Metadata (EXIF, XMP, GPS) never reaches a result; orientation is
+    /// applied to the pixels.
+    public var colorHandling: ColorHandling = .convertToSRGB
 
     public init() {}
 }

@@ -41,6 +41,9 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Process each image, e.g. resize:256x256:fill,round:12,blur:2 (also grayscale, rotate:90, crop:X,Y,W,H, crop:square, circle, flip:h, tint:RRGGBBAA).")
     var process: String?
 
+    @Option(name: .long, help: "Colour profiles of re-encoded output: srgb converts to sRGB (default), keep leaves pixels and embeds the profile, ignore drops it.")
+    var color: String?
+
     @Flag(name: .long, help: "Decode every image fully and fail the undecodable ones (otherwise only the header is read).")
     var verify = false
 
@@ -102,7 +105,7 @@ struct FetchCommand: AsyncParsableCommand {
         guard [cacheOnly, reload, noCache].filter({ $0 }).count <= 1 else {
             throw ValidationError("--cache-only, --reload and --no-cache exclude each other")
         }
-        do { _ = try OutputTransform(resize: resize, format: format, process: process, quality: quality) } catch { throw ValidationError("\(error)") }
+        do { _ = try OutputTransform(resize: resize, format: format, process: process, quality: quality, color: color) } catch { throw ValidationError("\(error)") }
         guard !urls.isEmpty || input != nil else { throw ValidationError("no URLs given (pass them as arguments or with --input)") }
     }
 
@@ -112,7 +115,7 @@ struct FetchCommand: AsyncParsableCommand {
         try OutputFile.checkWritable(outputDir)
         // A file size limit (ulimit -f) makes writes fail with EFBIG instead of killing the process.
         signal(SIGXFSZ, SIG_IGN)
-        let transform = try OutputTransform(resize: resize, format: format, process: process, quality: quality)
+        let transform = try OutputTransform(resize: resize, format: format, process: process, quality: quality, color: color)
         // With --resize the pipeline itself decodes at thumbnail size (JPEG DCT scaling, WebP scaling).
         let pipeline = try CLIPipeline.make(
             cacheDir: cacheDir, concurrency: concurrency, decodingOptions: transform?.decodingOptions ?? .default,

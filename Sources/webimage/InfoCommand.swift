@@ -12,7 +12,8 @@ struct InfoCommand: AsyncParsableCommand {
             so the limit is for one canvas) and reports whether the decode was lenient.
             JSON keys: format, width, height, frames, bytes, hasAlpha, orientation (1-8), decoded, and \
             when known loopCount, colorModel (gray, gray-alpha, rgb, rgba, indexed, cmyk), bitDepth, \
-            iccProfile; with --decode also lenient, partial and repairs (names of what was forgiven), and \
+            iccProfile, and for a usable profile colorProfile (its description), colorSpace (rgb, gray, \
+            cmyk, other) and sRGB (whether it is sRGB under another name); with --decode also lenient, partial and repairs (names of what was forgiven), and \
             width and height are the decoded image's (a HEIF rotation or crop can change them).
             """)
 
@@ -43,6 +44,9 @@ struct InfoCommand: AsyncParsableCommand {
         var colorModel: String?
         var bitDepth: Int?
         var iccProfile: Bool?
+        var colorProfile: String?
+        var colorSpace: String?
+        var sRGB: Bool?
         var lenient: Bool?
         var partial: Bool?
         var repairs: [String]?
@@ -58,6 +62,11 @@ struct InfoCommand: AsyncParsableCommand {
                 frames: header.frameCount, bytes: data.count, hasAlpha: header.hasAlpha, orientation: properties.orientation.rawValue,
                 decoded: false, loopCount: properties.loopCount, colorModel: properties.colorModel?.rawValue,
                 bitDepth: properties.bitDepth, iccProfile: properties.hasICCProfile)
+            if let profile = properties.colorProfile {
+                info.colorProfile = profile.description
+                info.colorSpace = profile.colorSpace.rawValue
+                info.sRGB = profile.isSRGB
+            }
             if decode {
                 let decoded = try Self.walkFrames(data, pixels: pixels) ?? Self.decodeAtOnce(data, pixels: pixels)
                 info.decoded = true
@@ -129,11 +138,16 @@ struct InfoCommand: AsyncParsableCommand {
         guard FileManager.default.createFile(atPath: path, contents: Data(rows)) else { throw CLIError("cannot write \(path)") }
     }
 
-    /// `photo.jpg: jpeg 1600×900, 1 frame, 123456 bytes, rgb 8-bit, ICC profile, orientation 6`.
+    /// `photo.jpg: jpeg 1600×900, 1 frame, 123456 bytes, rgb 8-bit, ICC profile "Display P3" (rgb), orientation 6`.
     static func line(_ source: String, _ info: Info) -> String {
         var parts = ["\(info.format) \(info.width)×\(info.height)", "\(info.frames) frame\(info.frames == 1 ? "" : "s")", "\(info.bytes) bytes"]
         if let model = info.colorModel { parts.append(info.bitDepth.map { "\(model) \($0)-bit" } ?? model) }
-        if info.iccProfile == true { parts.append("ICC profile") }
+        if let profile = info.colorProfile {
+            let name = profile.isEmpty ? "unnamed" : "\"\(profile)\""
+            parts.append("ICC profile \(name) (\(info.colorSpace ?? "?")\(info.sRGB == true ? ", sRGB" : ""))")
+        } else if info.iccProfile == true {
+            parts.append("ICC profile (unusable, ignored)")
+        }
         if info.orientation != 1 { parts.append("orientation \(info.orientation) (\(ImageOrientation(exifValue: info.orientation)))") }
         if let loops = info.loopCount { parts.append(loops == 0 ? "loops forever" : "plays \(loops)×") }
         if let repairs = info.repairs {

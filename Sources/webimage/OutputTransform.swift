@@ -13,10 +13,18 @@ struct OutputTransform: Sendable {
     let processors: [any ImageProcessing]
 
     /// `nil` when no option is given.
-    init?(resize: String?, format: String?, process: String? = nil, quality: Int? = nil) throws {
+    /// What decoding does with colour profiles (`--color`).
+    var colorHandling: ColorHandling = .convertToSRGB
+
+    init?(resize: String?, format: String?, process: String? = nil, quality: Int? = nil, color: String? = nil) throws {
+        if let color {
+            guard let handling = ColorHandling(rawValue: color) else { throw CLIError("--color expects srgb, keep or ignore") }
+            colorHandling = handling
+        }
         guard resize != nil || format != nil || process != nil else {
             // Originals are written as downloaded: there is nothing to encode.
             if quality != nil { throw CLIError("--quality applies to re-encoded output: add --resize, --format or --process") }
+            if color != nil { throw CLIError("--color applies to re-encoded output (originals are written as downloaded): add --resize, --format or --process") }
             return nil
         }
         var export = ImageExport()
@@ -50,6 +58,7 @@ struct OutputTransform: Sendable {
     var decodingOptions: ImageDecodingOptions {
         var options = export.decodingOptions
         if !processors.isEmpty { options.thumbnailMaxPixelSize = nil }
+        options.colorHandling = colorHandling
         return options
     }
 

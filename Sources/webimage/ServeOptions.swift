@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WebImage
 import WebImageServer
 
 /// `webimage serve`'s flags. Each has a `WEBIMAGE_*` environment variable, used when the flag
@@ -35,6 +36,8 @@ struct ServeOptions: ParsableArguments {
     @Option(help: "Memory for source images in MB, 0 = off (WEBIMAGE_SOURCE_MEMORY_MB; default 64).") var sourceMemoryMb: Int?
     @Option(help: "Disk caches: DIR/results and DIR/sources (WEBIMAGE_CACHE_DIR; default: none).") var cacheDir: String?
     @Option(help: "Lossy quality when q is not given, 1-100 (WEBIMAGE_QUALITY; default 80).") var quality: Int?
+    @Option(help: "Colour profiles: srgb converts to sRGB and strips the profile, keep leaves pixels and embeds it, ignore leaves pixels and drops it (WEBIMAGE_COLOR; default srgb).")
+    var color: String?
     @Option(help: "Seconds a client has to send a request head, from connecting or from its first byte (WEBIMAGE_HEAD_TIMEOUT; default 10).")
     var headTimeout: Double?
     @Option(help: "Seconds a kept-alive connection may wait for its next request (WEBIMAGE_IDLE_TIMEOUT; default 75).") var idleTimeout: Double?
@@ -123,6 +126,10 @@ struct ServeOptions: ParsableArguments {
             let base = URL(fileURLWithPath: dir, isDirectory: true)
             c.resultCacheDirectory = base.appendingPathComponent("results", isDirectory: true)
             c.sourceCacheDirectory = base.appendingPathComponent("sources", isDirectory: true)
+        }
+        if let v = try Self.value(color, "WEBIMAGE_COLOR", env) {
+            guard let handling = ColorHandling(rawValue: v) else { throw CLIError("--color must be srgb, keep or ignore") }
+            c.colorHandling = handling
         }
         if let v = try Self.value(quality, "WEBIMAGE_QUALITY", env) {
             guard (1...100).contains(v) else { throw CLIError("the quality must be from 1 to 100") }

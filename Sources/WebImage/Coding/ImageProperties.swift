@@ -20,6 +20,9 @@ public struct ImageProperties: Sendable, Equatable {
     /// Bits per sample as stored (1–16; 8 for palette files' entries).
     public var bitDepth: Int?
     public var hasICCProfile: Bool?
+    /// The colour profile the file declares (embedded or built from the format's own colour
+    /// description), when it is one LittleCMS can use; `nil` for untagged files.
+    public var colorProfile: ColorProfile?
     /// EXIF orientation (or TIFF's / JPEG XL's own).
     public var orientation: ImageOrientation
     /// Animation plays (0 = forever); `nil` for stills and formats that do not say.
@@ -55,6 +58,9 @@ public struct ImageProperties: Sendable, Equatable {
         case .ico: properties.readICO(data)
         default: properties.colorModel = header.hasAlpha ? .rgba : .rgb
         }
+        let color = EmbeddedColor.read(from: data, format: header.format)
+        properties.colorProfile = color.profile
+        if color.profile != nil || color.isDamaged { properties.hasICCProfile = true }
         return properties
     }
 }
