@@ -55,13 +55,19 @@ PROFILES = [
     ("srgb-colord", f"{COLORD}/sRGB.icc", "RGB"),
     ("lstar-rgb", f"{FREE}/LStar-RGB.icc", "RGB"),
     ("adobe-compatible", f"{FREE}/compatibleWithAdobeRGB1998.icc", "RGB"),
+    # Every colour at random: the fast matrix-and-curve path against LittleCMS's general one.
+    ("prophoto-noise", f"{COLORD}/ProPhotoRGB.icc", "RGB-noise"),
+    ("adobe-rgb-noise", f"{COLORD}/AdobeRGB1998.icc", "RGB-noise"),
     ("gray", f"{FREE}/Gray.icc", "L"),
     ("gray-cie-l", f"{FREE}/Gray-CIE_L.icc", "L"),
 ]
 
 
 def picture(mode):
-    """Saturated patches on top, a hue ramp in the middle, a grey ramp at the bottom."""
+    """Saturated patches on top, a hue ramp in the middle, a grey ramp at the bottom (or, for
+    `RGB-noise`, every pixel at random)."""
+    if mode == "RGB-noise":
+        return Image.frombytes("RGB", (WIDTH, HEIGHT), random.Random(11).randbytes(WIDTH * HEIGHT * 3))
     image = Image.new("RGB", (WIDTH, HEIGHT))
     patches = [(255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 0), (0, 255, 255), (255, 0, 255), (255, 255, 255), (0, 0, 0)]
     pixels = image.load()
@@ -94,7 +100,9 @@ def pillow_reference(path, icc):
     decoded.load()
     source = ImageCms.ImageCmsProfile(io.BytesIO(icc))
     srgb = ImageCms.createProfile("sRGB")
-    return ImageCms.profileToProfile(decoded, source, srgb, renderingIntent=ImageCms.Intent.PERCEPTUAL, outputMode="RGB")
+    converted = ImageCms.profileToProfile(decoded, source, srgb, renderingIntent=ImageCms.Intent.PERCEPTUAL, outputMode="RGB")
+    converted.info.pop("icc_profile", None)  # untagged sRGB (LittleCMS's built-in profile has a date: not deterministic)
+    return converted
 
 
 def vips_reference(path, icc_path):
@@ -174,6 +182,8 @@ def main():
         image = picture(mode)
         description = ImageCms.getProfileDescription(ImageCms.ImageCmsProfile(io.BytesIO(icc))).strip()
         for fmt in ["jpg", "png", "webp", "tiff"]:
+            if mode == "RGB-noise" and fmt != "png":
+                continue  # lossless only: noise through JPEG tests the JPEG decoder, not colour
             if fmt == "webp" and mode == "L":
                 continue  # WebP has no grey mode: Pillow would store RGB
             file = f"{name}.{fmt}"

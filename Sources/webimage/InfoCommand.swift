@@ -26,6 +26,9 @@ struct InfoCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Decode the pixels too and report whether the decode had to be lenient.")
     var decode = false
 
+    @Option(name: .long, help: "With --decode: srgb converts colour profiles to sRGB (default), keep or ignore leave the pixels as stored.")
+    var color: String?
+
     /// scripts/corpus-agreement compares the decoded pixels with Pillow's.
     @Option(name: .long, help: ArgumentHelp("With --decode: write the first frame's premultiplied RGBA8 rows (4 × width bytes each, top row first) to this file.", visibility: .hidden))
     var pixels: String?
@@ -68,7 +71,10 @@ struct InfoCommand: AsyncParsableCommand {
                 info.sRGB = profile.isSRGB
             }
             if decode {
-                let decoded = try Self.walkFrames(data, pixels: pixels) ?? Self.decodeAtOnce(data, pixels: pixels)
+                guard let handling = ColorHandling(rawValue: color ?? "srgb") else { throw CLIError("--color expects srgb, keep or ignore") }
+                var options = ImageDecodingOptions.default
+                options.colorHandling = handling
+                let decoded = try Self.walkFrames(data, pixels: pixels, options: options) ?? Self.decodeAtOnce(data, pixels: pixels, options: options)
                 info.decoded = true
                 (info.width, info.height) = (decoded.width, decoded.height)
                 info.lenient = !decoded.repairs.isEmpty
@@ -100,9 +106,9 @@ struct InfoCommand: AsyncParsableCommand {
     /// whole when one canvas is within the pixel limit (the full decode counts canvas × frames).
     /// `nil` for a still image, a format without a lazy decoder, or a frame that does not decode:
     /// then ``decodeAtOnce(_:pixels:)`` says how far a lenient decode goes, or why it fails.
-    static func walkFrames(_ data: Data, pixels: String?) throws -> Decoded? {
+    static func walkFrames(_ data: Data, pixels: String?, options: ImageDecodingOptions) throws -> Decoded? {
         guard let header = try? ImageCoderRegistry.default.readHeader(data), header.frameCount > 1,
-              let animation = try ImageCoderRegistry.default.animatedDecoder(for: data), animation.frameCount > 1 else { return nil }
+              let animation = try ImageCoderRegistry.default.animatedDecoder(for: data, options: options), animation.frameCount > 1 else { return nil }
         do {
             for index in 0..<animation.frameCount {
                 let frame = try animation.frame(at: index)
@@ -120,8 +126,8 @@ struct InfoCommand: AsyncParsableCommand {
     }
 
     /// The full decode (a still image, or an animation without a lazy decoder or with a broken frame).
-    static func decodeAtOnce(_ data: Data, pixels: String?) throws -> Decoded {
-        let image = try ImageCoderRegistry.default.decode(data)
+    static func decodeAtOnce(_ data: Data, pixels: String?, options: ImageDecodingOptions) throws -> Decoded {
+        let image = try ImageCoderRegistry.default.decode(data, options: options)
         if let pixels { try writeRows(of: image, to: pixels) }
         return Decoded(width: image.pixelWidth, height: image.pixelHeight, repairs: image.repairs)
     }

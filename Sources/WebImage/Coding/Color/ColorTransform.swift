@@ -8,6 +8,8 @@ import CLcms2
 final class ColorTransform: @unchecked Sendable {
     private let handle: cmsHTRANSFORM
     let layout: ColorTransforms.Layout
+    /// Matrix-and-curve RGB profiles on opaque pixels: converted without LittleCMS's pipeline.
+    private let matrixShaper: MatrixShaperConversion?
 
     /// Builds the transform from `source` to sRGB (perceptual intent, as Pillow's ImageCms
     /// defaults to; matrix-and-curve profiles convert the same under every intent).
@@ -31,6 +33,7 @@ final class ColorTransform: @unchecked Sendable {
         }
         handle = built
         self.layout = layout
+        matrixShaper = layout == .opaqueRGBA ? MatrixShaperConversion(source: source, sRGB: sRGB) : nil
     }
 
     deinit { cmsDeleteTransform(handle) }
@@ -44,6 +47,10 @@ final class ColorTransform: @unchecked Sendable {
         guard width > 0, rows > 0, let w = cmsUInt32Number(exactly: width), let h = cmsUInt32Number(exactly: rows),
               let inStride = cmsUInt32Number(exactly: inputStride), let outStride = cmsUInt32Number(exactly: outputStride)
         else { return }
+        if let matrixShaper, input == UnsafeRawPointer(output), inputStride == outputStride {
+            matrixShaper.convert(output, stride: outputStride, width: width, rows: rows)
+            return
+        }
         cmsDoTransformLineStride(handle, input, output, w, h, inStride, outStride, 0, 0)
     }
 
