@@ -8,6 +8,11 @@ For every ICC profile below (Debian's `colord-data` and `icc-profiles-free`, ins
 its bytes *as values in that profile's colour space*, tagged with the profile, in every format
 Pillow can tag: JPEG (quality 95), PNG, lossless WebP and TIFF. Grey profiles get grey images.
 
+`sources/` holds the colour sources that are not an embedded profile in those four formats (AVIF
+and HEIF `colr` ICC and nclx, PNG gAMA + cHRM, JPEG XL colour encodings, BMP V5, CMYK JPEGs with
+a CMYK profile): see scripts/color_sources.py. Needs avifenc (libavif-bin), cjxl (libjxl-tools)
+and ghostscript's CMYK profiles (libgs-common), all from scripts/setup.
+
 The references are the same files converted to sRGB by two independent implementations:
 `<name>.pillow.png` (Pillow's ImageCms, LittleCMS underneath, perceptual intent) and
 `<name>.vips.png` (pyvips `icc_transform` to sRGB, perceptual), each from Pillow's decode of the
@@ -193,6 +198,12 @@ def main():
             vips_reference(path, profile_path).save(os.path.join(args.out, f"{name}.{fmt}.vips.png"))
             manifest.append({"file": file, "profile": name, "mode": mode, "description": description})
     write_hostile(os.path.join(args.out, "hostile"))
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from color_sources import write_sources
+    sources = write_sources(os.path.join(args.out, "sources"), picture)
+    with open(os.path.join(args.out, "sources", "manifest.json"), "w") as f:
+        json.dump(sources, f, indent=1)
+        f.write("\n")
     with open(os.path.join(args.out, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
         f.write("\n")

@@ -40,12 +40,20 @@
     F(const uint8_t *, heif_image_get_plane_readonly,                                             \
       (const struct heif_image *image, enum heif_channel channel, int *stride), (image, channel, stride)) \
     F(int, heif_image_get_width, (const struct heif_image *image, enum heif_channel channel), (image, channel)) \
+    F(enum heif_color_profile_type, heif_image_handle_get_color_profile_type,                      \
+      (const struct heif_image_handle *handle), (handle))                                         \
     F(int, heif_image_handle_get_height, (const struct heif_image_handle *handle), (handle))      \
+    F(struct heif_error, heif_image_handle_get_nclx_color_profile,                                \
+      (const struct heif_image_handle *handle, struct heif_color_profile_nclx **out), (handle, out)) \
+    F(struct heif_error, heif_image_handle_get_raw_color_profile,                                 \
+      (const struct heif_image_handle *handle, void *out), (handle, out))                         \
+    F(size_t, heif_image_handle_get_raw_color_profile_size, (const struct heif_image_handle *handle), (handle)) \
     F(int, heif_image_handle_get_width, (const struct heif_image_handle *handle), (handle))       \
     F(int, heif_image_handle_has_alpha_channel, (const struct heif_image_handle *handle), (handle)) \
     F(int, heif_image_handle_is_premultiplied_alpha, (const struct heif_image_handle *handle), (handle)) \
     V(heif_image_handle_release, (const struct heif_image_handle *handle), (handle))              \
     V(heif_image_release, (const struct heif_image *image), (image))                              \
+    V(heif_nclx_color_profile_free, (struct heif_color_profile_nclx *profile), (profile))          \
     F(struct heif_error, heif_init, (struct heif_init_params *params), (params))
 
 WEBIMAGE_LAZY_LIBRARY(heif, HEIF_FUNCTIONS, "libheif1", "libheif.so.1", "libheif.so")

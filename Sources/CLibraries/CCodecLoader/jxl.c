@@ -10,7 +10,13 @@
     F(JxlDecoderStatus, JxlDecoderGetColorAsEncodedProfile,                                       \
       (const JxlDecoder *dec, const JxlPixelFormat *format, JxlColorProfileTarget target, JxlColorEncoding *encoding), \
       (dec, format, target, encoding))                                                            \
+    F(JxlDecoderStatus, JxlDecoderGetColorAsICCProfile,                                           \
+      (const JxlDecoder *dec, const JxlPixelFormat *format, JxlColorProfileTarget target, uint8_t *icc, size_t size), \
+      (dec, format, target, icc, size))                                                           \
     F(JxlDecoderStatus, JxlDecoderGetFrameHeader, (const JxlDecoder *dec, JxlFrameHeader *header), (dec, header)) \
+    F(JxlDecoderStatus, JxlDecoderGetICCProfileSize,                                              \
+      (const JxlDecoder *dec, const JxlPixelFormat *format, JxlColorProfileTarget target, size_t *size), \
+      (dec, format, target, size))                                                                \
     F(JxlDecoderStatus, JxlDecoderImageOutBufferSize,                                             \
       (const JxlDecoder *dec, const JxlPixelFormat *format, size_t *size), (dec, format, size))   \
     F(JxlDecoderStatus, JxlDecoderProcessInput, (JxlDecoder *dec), (dec))                         \

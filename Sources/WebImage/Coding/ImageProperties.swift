@@ -8,6 +8,7 @@ public import Foundation
 /// ```swift
 /// let properties = ImageProperties.read(from: data)
 /// print(properties?.colorModel ?? .rgb, properties?.bitDepth ?? 8, properties?.hasICCProfile == true)
+/// print(properties?.colorProfile?.description ?? "untagged")  // "Display P3 (nclx 12/13)"
 /// ```
 public struct ImageProperties: Sendable, Equatable {
     /// How the file stores colour (not what it decodes to: every image decodes to RGBA8).
@@ -20,8 +21,9 @@ public struct ImageProperties: Sendable, Equatable {
     /// Bits per sample as stored (1–16; 8 for palette files' entries).
     public var bitDepth: Int?
     public var hasICCProfile: Bool?
-    /// The colour profile the file declares (embedded or built from the format's own colour
-    /// description), when it is one LittleCMS can use; `nil` for untagged files.
+    /// The colour space the file states: its embedded ICC profile, or the profile built from the
+    /// numbers it gives instead (AVIF/HEIF `nclx`, PNG `gAMA` + `cHRM`, BMP calibrated RGB);
+    /// `nil` for untagged and sRGB files, and for a damaged profile.
     public var colorProfile: ColorProfile?
     /// EXIF orientation (or TIFF's / JPEG XL's own).
     public var orientation: ImageOrientation
@@ -30,8 +32,9 @@ public struct ImageProperties: Sendable, Equatable {
 
     public init(
         header: ImageHeader, colorModel: ColorModel? = nil, bitDepth: Int? = nil, hasICCProfile: Bool? = nil,
-        orientation: ImageOrientation = .up, loopCount: Int? = nil
+        orientation: ImageOrientation = .up, loopCount: Int? = nil, colorProfile: ColorProfile? = nil
     ) {
+        self.colorProfile = colorProfile
         self.header = header
         self.colorModel = colorModel
         self.bitDepth = bitDepth
@@ -60,7 +63,7 @@ public struct ImageProperties: Sendable, Equatable {
         }
         let color = EmbeddedColor.read(from: data, format: header.format)
         properties.colorProfile = color.profile
-        if color.profile != nil || color.isDamaged { properties.hasICCProfile = true }
+        if color.isDamaged || (color.profile != nil && properties.hasICCProfile == nil) { properties.hasICCProfile = true }
         return properties
     }
 }

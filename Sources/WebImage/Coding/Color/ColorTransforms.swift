@@ -63,6 +63,9 @@ final class ColorTransforms: Sendable {
         return built
     }
 
+    /// The serialised ICC profile LittleCMS builds for `description` (see ``ColorContext/rgbProfile(_:)``).
+    func buildRGBProfile(_ description: ColorDescription) -> Data? { context.rgbProfile(description) }
+
     private func store(_ icc: Data, _ update: (inout Entry) -> Void) {
         entries.withLock { state in
             state.clock &+= 1

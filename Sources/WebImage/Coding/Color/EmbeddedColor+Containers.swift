@@ -33,9 +33,11 @@ extension EmbeddedColor {
 
     /// PNG: the `iCCP` chunk before `IDAT` — a name, a zero byte, compression method 0, then
     /// the zlib-compressed profile, inflated to at most ``ColorProfile/maxByteCount``. An `sRGB`
-    /// chunk means sRGB (untagged).
+    /// chunk means sRGB (untagged). Without either, `gAMA` and `cHRM` describe the colour space
+    /// (``ColorDescription/png(gamma:chromaticities:)``), as browsers honour them.
     static func pngProfile(_ data: Data) -> ICCBytes {
         var compressed: Data?
+        var gamma: UInt32?, chromaticities: [UInt32]?, isSRGB = false
         data.withUnsafeBytes { raw in
             let b = raw.bindMemory(to: UInt8.self)
             var offset = 8
@@ -43,7 +45,11 @@ extension EmbeddedColor {
                 let length = Int(b[offset]) << 24 | Int(b[offset + 1]) << 16 | Int(b[offset + 2]) << 8 | Int(b[offset + 3])
                 guard length <= b.count - offset - 12 else { return }
                 let type = String(decoding: UnsafeBufferPointer(rebasing: b[(offset + 4)..<(offset + 8)]), as: UTF8.self)
-                if type == "IDAT" || type == "IEND" || type == "sRGB" { return }
+                if type == "IDAT" || type == "IEND" { return }
+                if type == "sRGB" { isSRGB = true; return }
+                func u32(_ at: Int) -> UInt32 { UInt32(b[at]) << 24 | UInt32(b[at + 1]) << 16 | UInt32(b[at + 2]) << 8 | UInt32(b[at + 3]) }
+                if type == "gAMA", length == 4 { gamma = u32(offset + 8) }
+                if type == "cHRM", length == 32 { chromaticities = (0..<8).map { u32(offset + 8 + 4 * $0) } }
                 if type == "iCCP" {
                     let body = (offset + 8)..<(offset + 8 + length)
                     // The name is 1–79 bytes; then its terminator and the compression method (0).
@@ -57,7 +63,8 @@ extension EmbeddedColor {
                 offset += 12 + length
             }
         }
-        guard let compressed else { return .none }
+        if isSRGB { return .none }
+        guard let compressed else { return ColorDescription.png(gamma: gamma, chromaticities: chromaticities) }
         guard let profile = ZlibInflate.inflate(compressed, maxBytes: ColorProfile.maxByteCount) else { return .damaged }
         return .bytes(profile)
     }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// What a file says about its colour, read from its container before (or beside) decoding:
-/// an ICC profile, or nothing (untagged: treated as sRGB, as browsers do).
+/// an ICC profile (embedded, or built from the numbers the format states instead), or nothing
+/// (untagged: treated as sRGB, as browsers do).
 struct EmbeddedColor: Sendable {
     /// The profile, when the file carries one LittleCMS can use.
     var profile: ColorProfile?
@@ -21,6 +22,10 @@ struct EmbeddedColor: Sendable {
         case .png, .apng: icc = pngProfile(data)
         case .webp: icc = webPProfile(data)
         case .tiff: icc = TIFFCoder.iccProfile(data)
+        case .avif: icc = AVIFCoder.statedColor(data)
+        case .heic, .heif: icc = HEIFCoder.statedColor(data)
+        case .jpegXL: icc = JXLCoder.statedColor(data)
+        case .bmp: icc = BMPColor.read(data)
         default: icc = .none
         }
         switch icc {
@@ -29,12 +34,17 @@ struct EmbeddedColor: Sendable {
         case .bytes(let bytes):
             guard let profile = ColorProfile(iccData: bytes) else { return EmbeddedColor(isDamaged: true) }
             return EmbeddedColor(profile: profile)
+        case .described(let description):
+            guard let profile = description.profile() else { return EmbeddedColor(isDamaged: true) }
+            return profile.isSRGB ? .untagged : EmbeddedColor(profile: profile)
         }
     }
 
-    /// The profile bytes a container holds, before LittleCMS has looked at them.
+    /// The profile bytes a container holds, before LittleCMS has looked at them, or the numbers
+    /// it states instead of a profile (AVIF/HEIF `nclx`, PNG `gAMA` + `cHRM`, BMP endpoints).
     enum ICCBytes {
         case none, damaged
         case bytes(Data)
+        case described(ColorDescription)
     }
 }

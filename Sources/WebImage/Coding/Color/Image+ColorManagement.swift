@@ -10,7 +10,8 @@ extension Image {
         sourceColorProfile = profile
         switch handling {
         case .ignore: return
-        case .keep: colorProfile = profile
+        // CMYK files decode to RGB (their decoder converts): a CMYK profile cannot travel with RGB pixels.
+        case .keep: if profile.colorSpace != .cmyk { colorProfile = profile }
         case .convertToSRGB: convertToSRGB(from: profile)
         }
     }

@@ -68,7 +68,7 @@ public struct HEIFCoder: ImageDecoding, ImageEncoding {
     static let initialized: Bool = heif_init(nil).code == heif_error_Ok
 
     /// The parsed primary image of `data`, which stays pinned while `body` runs.
-    private static func withPrimaryImage<T>(
+    static func withPrimaryImage<T>(
         _ data: Data, _ body: (OpaquePointer, ImageFormat) throws(ImageDecodingError) -> T
     ) throws(ImageDecodingError) -> T {
         guard !data.isEmpty else { throw .empty }

@@ -8,8 +8,8 @@ public import Foundation
 /// refused (`TJFLAG_LIMITSCANS`). A truncated file gives what was decoded (libjpeg fills the
 /// rest grey) flagged ``Image/isPartial``; junk before markers and malformed metadata segments are
 /// skipped as browsers skip them (``Image/repairs``); ``ImageDecodingOptions/strict`` refuses both.
-/// CMYK and YCCK files (as Photoshop writes them, Adobe-inverted) are converted to RGB the
-/// way browsers do. With ``ImageDecodingOptions/thumbnailMaxPixelSize`` the image is decoded
+/// CMYK and YCCK files (as Photoshop writes them, Adobe-inverted) are converted to RGB through
+/// their embedded CMYK profile, or the way browsers do when they have none. With ``ImageDecodingOptions/thumbnailMaxPixelSize`` the image is decoded
 /// with DCT scaling at the smallest factor that stays at or above the target, then finished
 /// with ``Resampler``: the full-size buffer is never allocated.
 ///
@@ -92,7 +92,7 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
             if found.contains(.truncated), !acceptTruncation { pixels = run(zeroed: true).0 }
             repairs.formUnion(found)
         }
-        if isCMYK { PixelOperations.convertInvertedCMYK(&pixels) }
+        if isCMYK { Self.convertCMYK(&pixels, width: width, height: height, file: data, handling: options.colorHandling) }
         var image = Image(
             format: .jpeg, pixelWidth: width, pixelHeight: height, pixels: pixels,
             isOpaque: true, scale: options.scale, orientation: EXIFOrientation.read(fromJPEG: data))

@@ -142,7 +142,7 @@ public struct JXLCoder: ImageDecoding {
         return scan
     }
 
-    private static func withInput<T>(
+    static func withInput<T>(
         _ data: Data, _ body: (UnsafeRawBufferPointer) throws(ImageDecodingError) -> T
     ) throws(ImageDecodingError) -> T {
         guard !data.isEmpty else { throw .empty }

@@ -1,0 +1,30 @@
+internal import CAvif
+import Foundation
+
+extension AVIFCoder {
+    /// The colour the container states for the primary item (its `colr` boxes, as libavif
+    /// reads them while parsing, without decoding): the ICC profile when there is one, else the
+    /// `nclx` primaries and transfer (see ``ColorDescription/nclx(primaries:transfer:)``).
+    /// A file libavif cannot parse states nothing (decoding reports the error).
+    static func statedColor(_ data: Data) -> EmbeddedColor.ICCBytes {
+        guard !data.isEmpty, CodecLibrary.avif.unavailableReason == nil, let decoder = avifDecoderCreate() else { return .none }
+        defer { avifDecoderDestroy(decoder) }
+        decoder.pointee.maxThreads = 1
+        decoder.pointee.ignoreExif = AVIF_TRUE
+        decoder.pointee.ignoreXMP = AVIF_TRUE
+        decoder.pointee.strictFlags = AVIF_STRICT_DISABLED.rawValue
+        return data.withUnsafeBytes { raw -> EmbeddedColor.ICCBytes in
+            guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                  avifDecoderSetIOMemory(decoder, base, raw.count) == AVIF_RESULT_OK,
+                  avifDecoderParse(decoder) == AVIF_RESULT_OK, let image = decoder.pointee.image
+            else { return .none }
+            let icc = image.pointee.icc
+            if icc.size > 0, let bytes = icc.data {
+                guard icc.size <= ColorProfile.maxByteCount else { return .damaged }
+                return .bytes(Data(bytes: bytes, count: icc.size))
+            }
+            return ColorDescription.nclx(
+                primaries: Int(image.pointee.colorPrimaries), transfer: Int(image.pointee.transferCharacteristics))
+        }
+    }
+}
