@@ -19,8 +19,8 @@ struct ColorOutputTests {
 
     /// Each format's file, decoded again with conversion, shows the colours of the original.
     /// Bounds: lossless PNG as the decode itself (2); the lossy formats' 4:2:0 chroma blurs the
-    /// 8-pixel saturated patches (measured 4.5 for WebP at 0.95).
-    @Test(arguments: [(ImageFormat.png, 2.0), (.webp, 6.0), (.jpeg, 6.0)])
+    /// 8-pixel saturated patches (measured 4.5 for WebP at 0.95), and AVIF's quantisation more.
+    @Test(arguments: [(ImageFormat.png, 2.0), (.webp, 6.0), (.jpeg, 6.0), (.avif, 8.0)])
     func keptProfileIsEmbeddedAndHonoured(_ format: ImageFormat, _ bound: Double) throws {
         let kept = try Self.keptImage("prophoto.png")
         let encoded = try ImageCoderRegistry.default.encode(kept, as: format, quality: 0.95)
