@@ -173,6 +173,24 @@ def write_hostile(out):
         f.write(webp.getvalue())
 
 
+def write_high_bit_depth(out):
+    """A 16-bit RGB PNG (pyvips writes it) of a slow dark-to-mid ramp, tagged ProPhoto: the wide
+    gamut and its 1.8 curve make an 8-bit conversion lose steps. References: Pillow (which reads
+    16-bit RGB as 8-bit, then converts: the bar WebImage must meet) and pyvips converting at 16 bits
+    (`icc_transform(depth=16)`, then 8-bit: what a high-precision conversion keeps)."""
+    os.makedirs(out, exist_ok=True)
+    width, height = 1024, 8
+    ramp = [int(65535 * 0.35 * x / (width - 1)) for x in range(width)]
+    native = b"".join(struct.pack("=" + "H" * (3 * width), *[v for x in range(width) for v in (ramp[x], ramp[x] // 2, ramp[width - 1 - x] // 3)]) for _ in range(height))
+    image = pyvips.Image.new_from_memory(native, width, height, 3, "ushort").copy(interpretation="rgb16")
+    path = os.path.join(out, "prophoto-16bit-ramp.png")
+    image.pngsave(path, profile=f"{COLORD}/ProPhotoRGB.icc")
+    icc = open(f"{COLORD}/ProPhotoRGB.icc", "rb").read()
+    pillow_reference(path, icc).save(path + ".pillow.png")
+    precise = pyvips.Image.new_from_file(path).icc_transform("srgb", input_profile=f"{COLORD}/ProPhotoRGB.icc", intent="perceptual", embedded=False, depth=16)
+    (precise / 257 + 0.5).cast("uchar").copy(interpretation="srgb").pngsave(path + ".vips16.png", strip=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="Tests/WebImageTests/Fixtures/color")
@@ -198,6 +216,7 @@ def main():
             vips_reference(path, profile_path).save(os.path.join(args.out, f"{name}.{fmt}.vips.png"))
             manifest.append({"file": file, "profile": name, "mode": mode, "description": description})
     write_hostile(os.path.join(args.out, "hostile"))
+    write_high_bit_depth(os.path.join(args.out, "depth"))
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from color_sources import write_sources
     sources = write_sources(os.path.join(args.out, "sources"), picture)
