@@ -21,12 +21,26 @@ struct IndexLimits: Sendable {
     var ageColumn: String
     /// Entries whose age column is older than this (seconds since 1970) are dropped.
     var cutoff: Double
+    /// Bytes of writes in progress (temporary files not yet indexed), counted as used.
+    var reserve = 0
+    /// Bytes of the index's own files that are not counted as used (``DiskFootprint/indexAllowance``).
+    var indexAllowance = Int.max
+}
+
+/// What a write transaction removed, and the bytes in use after it.
+struct IndexChange: Sendable {
+    /// Files no row points to any more (replaced, expired and evicted entries).
+    var unreferenced: [String] = []
+    var expired = 0
+    var evicted = 0
+    /// Entry bytes plus the index's files, after the transaction (writes in progress not included).
+    var used = 0
 }
 
 extension CacheIndex {
     /// Replaces `row` and applies the limits, in one transaction. Returns the files no row points
     /// to any more (the replaced version and the evicted entries) and the number evicted.
-    func store(_ row: IndexRow, limits: IndexLimits, usage: PendingUsage) throws(DiskCacheError) -> (unreferenced: [String], evicted: Int) {
+    func store(_ row: IndexRow, limits: IndexLimits, usage: PendingUsage) throws(DiskCacheError) -> IndexChange {
         try write { db in
             try Self.apply(usage, db)
             var unreferenced: [String] = []
@@ -43,20 +57,37 @@ extension CacheIndex {
                 arguments: [row.key, row.file, row.size, row.checksum, m.url, m.contentType, m.etag, m.lastModified,
                             m.expiresAt?.timeIntervalSince1970, m.revalidationFlags, m.storedAt.timeIntervalSince1970,
                             m.lastAccess.timeIntervalSince1970])
-            unreferenced += try Self.deleteExpired(limits, limit: 32, db)
-            let evicted = try Self.evict(keeping: row.key, limits: limits, db)
-            return (unreferenced + evicted, evicted.count)
+            let expired = try Self.deleteExpired(limits, limit: 32, db)
+            var change = try evict(keeping: row.key, limits: limits, db)
+            change.unreferenced += unreferenced + expired
+            change.expired = expired.count
+            return change
+        }
+    }
+
+    /// Evicts before a write, so that the bytes in use plus `limits.reserve` (the writes about
+    /// to happen) fit: the temporary file then never takes the folder past its limit.
+    func makeRoom(limits: IndexLimits, usage: PendingUsage) throws(DiskCacheError) -> IndexChange {
+        try write { db in
+            try Self.apply(usage, db)
+            let expired = try Self.deleteExpired(limits, limit: 32, db)
+            var change = try evict(keeping: nil, limits: limits, db)
+            change.unreferenced += expired
+            change.expired = expired.count
+            return change
         }
     }
 
     /// Drops expired entries, then least recently used ones down to `limits.sizeTarget` (when
     /// the total passes `limits.sizeLimit`). Returns the files to delete and the eviction count.
-    func trim(limits: IndexLimits, usage: PendingUsage) throws(DiskCacheError) -> (unreferenced: [String], expired: Int, evicted: Int) {
+    func trim(limits: IndexLimits, usage: PendingUsage) throws(DiskCacheError) -> IndexChange {
         try write { db in
             try Self.apply(usage, db)
             let expired = try Self.deleteExpired(limits, limit: .max, db)
-            let evicted = try Self.evict(keeping: nil, limits: limits, db)
-            return (expired + evicted, expired.count, evicted.count)
+            var change = try evict(keeping: nil, limits: limits, db)
+            change.unreferenced += expired
+            change.expired = expired.count
+            return change
         }
     }
 
@@ -141,9 +172,20 @@ extension CacheIndex {
         return rows.map { $0["file"] }
     }
 
-    private static func evict(keeping key: String?, limits: IndexLimits, _ db: Database) throws -> [String] {
-        var bytes = try Int.fetchOne(db, sql: "SELECT bytes FROM totals WHERE id = 0") ?? 0
-        guard bytes > limits.sizeLimit else { return [] }
+    /// Least recently used entries go until the entries' bytes, the index's files beyond their
+    /// allowance and `limits.reserve` fit in `limits.sizeTarget` (when they pass
+    /// `limits.sizeLimit`). The index's files do not shrink when rows go (freed pages are reused),
+    /// so they count as they are.
+    private func evict(keeping key: String?, limits: IndexLimits, _ db: Database) throws -> IndexChange {
+        let entries = try Int.fetchOne(db, sql: "SELECT bytes FROM totals WHERE id = 0") ?? 0
+        let index = limits.indexAllowance == .max ? 0 : max(0, try indexBytes(db) - limits.indexAllowance)
+        let (bytes, files) = try Self.evict(from: entries + index + limits.reserve, keeping: key, limits: limits, db)
+        return IndexChange(unreferenced: files, evicted: files.count, used: bytes - limits.reserve)
+    }
+
+    private static func evict(from used: Int, keeping key: String?, limits: IndexLimits, _ db: Database) throws -> (Int, [String]) {
+        var bytes = used
+        guard bytes > limits.sizeLimit else { return (bytes, []) }
         var files: [String] = []
         while bytes > limits.sizeTarget {
             let rows = try Row.fetchAll(
@@ -159,6 +201,6 @@ extension CacheIndex {
         if !files.isEmpty {
             try db.execute(sql: "UPDATE counter SET value = value + ? WHERE name = 'evictions'", arguments: [files.count])
         }
-        return files
+        return (bytes, files)
     }
 }
