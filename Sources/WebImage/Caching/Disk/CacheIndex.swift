@@ -82,7 +82,7 @@ final class CacheIndex: Sendable {
 
     /// Bytes of the index's files on disk (database, WAL, `-shm`), inside a transaction.
     func indexBytes(_ db: Database) throws -> Int {
-        let logical = try Int.fetchOne(db, sql: "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()") ?? 0
+        let logical = try Int.fetchOne(db.cachedStatement(sql: "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()")) ?? 0
         return DiskFootprint.indexBytes(path: path, logicalSize: logical)
     }
 
