@@ -21,42 +21,75 @@ struct IndexLimits: Sendable {
     var ageColumn: String
     /// Entries whose age column is older than this (seconds since 1970) are dropped.
     var cutoff: Double
+    /// Bytes of writes in progress (temporary files not yet indexed), counted as used.
+    var reserve = 0
+    /// Bytes of the index's own files that are not counted as used (``DiskFootprint/indexAllowance``).
+    var indexAllowance = Int.max
+}
+
+/// What a write transaction removed, and the bytes in use after it.
+struct IndexChange: Sendable {
+    /// Files no row points to any more (replaced, expired and evicted entries).
+    var unreferenced: [String] = []
+    var expired = 0
+    var evicted = 0
+    /// Entry bytes plus the index's files, after the transaction (writes in progress not included).
+    var used = 0
 }
 
 extension CacheIndex {
     /// Replaces `row` and applies the limits, in one transaction. Returns the files no row points
     /// to any more (the replaced version and the evicted entries) and the number evicted.
-    func store(_ row: IndexRow, limits: IndexLimits, usage: PendingUsage) throws(DiskCacheError) -> (unreferenced: [String], evicted: Int) {
+    func store(_ row: IndexRow, limits: IndexLimits, usage: PendingUsage) throws(DiskCacheError) -> IndexChange {
         try write { db in
             try Self.apply(usage, db)
             var unreferenced: [String] = []
-            if let old = try String.fetchOne(db, sql: "SELECT file FROM entry WHERE key = ?", arguments: [row.key]) {
+            // Statements of every store are prepared once per connection (`cachedStatement`):
+            // preparing them, with the authorizer GRDB runs meanwhile, was 5 % of a store.
+            if let old = try String.fetchOne(db.cachedStatement(sql: "SELECT file FROM entry WHERE key = ?"), arguments: [row.key]) {
                 unreferenced.append(old)
-                try db.execute(sql: "DELETE FROM entry WHERE key = ?", arguments: [row.key])
+                try db.cachedStatement(sql: "DELETE FROM entry WHERE key = ?").execute(arguments: [row.key])
             }
             let m = row.metadata
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO entry (key, file, size, checksum, url, contentType, etag, lastModified, expiresAt,
                         requiresRevalidation, storedAt, lastAccess, vary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
+                    """).execute(
                 arguments: [row.key, row.file, row.size, row.checksum, m.url, m.contentType, m.etag, m.lastModified,
                             m.expiresAt?.timeIntervalSince1970, m.revalidationFlags, m.storedAt.timeIntervalSince1970,
                             m.lastAccess.timeIntervalSince1970, m.vary])
-            unreferenced += try Self.deleteExpired(limits, limit: 32, db)
-            let evicted = try Self.evict(keeping: row.key, limits: limits, db)
-            return (unreferenced + evicted, evicted.count)
+            let expired = try Self.deleteExpired(limits, limit: 32, db)
+            var change = try evict(keeping: row.key, limits: limits, db)
+            change.unreferenced += unreferenced + expired
+            change.expired = expired.count
+            return change
+        }
+    }
+
+    /// Evicts before a write, so that the bytes in use plus `limits.reserve` (the writes about
+    /// to happen) fit: the temporary file then never takes the folder past its limit.
+    func makeRoom(limits: IndexLimits, usage: PendingUsage) throws(DiskCacheError) -> IndexChange {
+        try write { db in
+            try Self.apply(usage, db)
+            let expired = try Self.deleteExpired(limits, limit: 32, db)
+            var change = try evict(keeping: nil, limits: limits, db)
+            change.unreferenced += expired
+            change.expired = expired.count
+            return change
         }
     }
 
     /// Drops expired entries, then least recently used ones down to `limits.sizeTarget` (when
     /// the total passes `limits.sizeLimit`). Returns the files to delete and the eviction count.
-    func trim(limits: IndexLimits, usage: PendingUsage) throws(DiskCacheError) -> (unreferenced: [String], expired: Int, evicted: Int) {
+    func trim(limits: IndexLimits, usage: PendingUsage) throws(DiskCacheError) -> IndexChange {
         try write { db in
             try Self.apply(usage, db)
             let expired = try Self.deleteExpired(limits, limit: .max, db)
-            let evicted = try Self.evict(keeping: nil, limits: limits, db)
-            return (expired + evicted, expired.count, evicted.count)
+            var change = try evict(keeping: nil, limits: limits, db)
+            change.unreferenced += expired
+            change.expired = expired.count
+            return change
         }
     }
 
@@ -136,14 +169,25 @@ extension CacheIndex {
 
     private static func deleteExpired(_ limits: IndexLimits, limit: Int, _ db: Database) throws -> [String] {
         let rows = try Row.fetchAll(
-            db, sql: "SELECT key, file FROM entry WHERE \(limits.ageColumn) < ? LIMIT ?", arguments: [limits.cutoff, limit])
-        for row in rows { try db.execute(sql: "DELETE FROM entry WHERE key = ?", arguments: [row["key"] as String]) }
+            db.cachedStatement(sql: "SELECT key, file FROM entry WHERE \(limits.ageColumn) < ? LIMIT ?"), arguments: [limits.cutoff, limit])
+        for row in rows { try db.cachedStatement(sql: "DELETE FROM entry WHERE key = ?").execute(arguments: [row["key"] as String]) }
         return rows.map { $0["file"] }
     }
 
-    private static func evict(keeping key: String?, limits: IndexLimits, _ db: Database) throws -> [String] {
-        var bytes = try Int.fetchOne(db, sql: "SELECT bytes FROM totals WHERE id = 0") ?? 0
-        guard bytes > limits.sizeLimit else { return [] }
+    /// Least recently used entries go until the entries' bytes, the index's files beyond their
+    /// allowance and `limits.reserve` fit in `limits.sizeTarget` (when they pass
+    /// `limits.sizeLimit`). The index's files do not shrink when rows go (freed pages are reused),
+    /// so they count as they are.
+    private func evict(keeping key: String?, limits: IndexLimits, _ db: Database) throws -> IndexChange {
+        let entries = try Int.fetchOne(db.cachedStatement(sql: "SELECT bytes FROM totals WHERE id = 0")) ?? 0
+        let index = limits.indexAllowance == .max ? 0 : max(0, try indexBytes(db) - limits.indexAllowance)
+        let (bytes, files) = try Self.evict(from: entries + index + limits.reserve, keeping: key, limits: limits, db)
+        return IndexChange(unreferenced: files, evicted: files.count, used: bytes - limits.reserve)
+    }
+
+    private static func evict(from used: Int, keeping key: String?, limits: IndexLimits, _ db: Database) throws -> (Int, [String]) {
+        var bytes = used
+        guard bytes > limits.sizeLimit else { return (bytes, []) }
         var files: [String] = []
         while bytes > limits.sizeTarget {
             let rows = try Row.fetchAll(
@@ -159,6 +203,6 @@ extension CacheIndex {
         if !files.isEmpty {
             try db.execute(sql: "UPDATE counter SET value = value + ? WHERE name = 'evictions'", arguments: [files.count])
         }
-        return files
+        return (bytes, files)
     }
 }

@@ -21,7 +21,9 @@ final class CacheIndex: Sendable {
 
     /// Opens (creating) the index; a file that is not a readable SQLite database is moved aside
     /// (`index.sqlite.damaged-<time>`) and a new one started: the files become orphans.
-    init(path: String, busyTimeout: Duration, logger: Logger) throws(DiskCacheError) {
+    /// `footprint` sizes the WAL: checkpointed every ``DiskFootprint/walBudget`` bytes and cut
+    /// back to that size when it restarts (SQLite's defaults let it grow to 4 MB and keep it).
+    init(path: String, busyTimeout: Duration, footprint: DiskFootprint, logger: Logger) throws(DiskCacheError) {
         self.path = path
         var configuration = GRDB.Configuration()
         configuration.busyMode = .timeout(busyTimeout.seconds)
@@ -29,6 +31,8 @@ final class CacheIndex: Sendable {
         configuration.label = "webimage.disk-cache"
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")  // WAL: commits survive crashes
+            try db.execute(sql: "PRAGMA journal_size_limit = \(footprint.walBudget)")
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(footprint.walPages)")
         }
         do {
             pool = try Self.open(path, configuration)
@@ -74,6 +78,19 @@ final class CacheIndex: Sendable {
                 return result!
             }
         }
+    }
+
+    /// Bytes of the index's files on disk (database, WAL, `-shm`), inside a transaction.
+    func indexBytes(_ db: Database) throws -> Int {
+        let logical = try Int.fetchOne(db.cachedStatement(sql: "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()")) ?? 0
+        return DiskFootprint.indexBytes(path: path, logicalSize: logical)
+    }
+
+    /// Copies the WAL into the database and truncates it to zero bytes (after an eviction, so the
+    /// pages of the evicted rows do not linger in it). Waits for readers up to the busy timeout;
+    /// failing is harmless (the next checkpoint does it).
+    func truncateWAL() {
+        _ = try? pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
     }
 
     /// One `SELECT` by primary key: atomic by itself, so it runs without GRDB's read transaction

@@ -32,8 +32,7 @@ extension DiskCache {
     public func trim(toSize size: Int) throws(DiskCacheError) -> TrimReport {
         let result = try index.trim(limits: limits(sizeLimit: size), usage: takeUsage())
         recentRows.forgetAll()
-        result.unreferenced.forEach(files.remove)
-        if result.evicted > 0 { metrics.evictions.increment(by: result.evicted) }
+        applied(result)
         return TrimReport(expired: result.expired, evicted: result.evicted, orphansRemoved: sweepOrphans())
     }
 

@@ -9,12 +9,15 @@ internal import Metrics
 ///   and ``CacheMetadata``. Opening reads no directory listing; index and files are reconciled
 ///   lazily (a row whose file is gone is dropped when read; files no row names are swept at most
 ///   once per ``Configuration/orphanSweepInterval``, and by ``trim()`` and ``verify()``).
-/// - **Writes**: bytes go to `.incoming/<uuid>`, are `fsync`ed, renamed to `files/<key hash>-<random>`,
-///   and only then indexed, in one transaction that also evicts: a crash leaves the old entry,
-///   the new one, or none — and at worst an orphan file, never a row naming wrong bytes.
+/// - **Writes**: bytes go to `.incoming/<uuid>` (`fsync`ed with ``Configuration/synchronousWrites``),
+///   are renamed to `files/<key hash>-<random>`, and only then indexed, in one transaction that
+///   also evicts: a crash leaves the old entry, the new one, or none — and at worst an orphan
+///   file or a row whose file a power cut left short (a checksum miss), never wrong bytes.
 /// - **Reads** check the bytes' size and checksum; a damaged entry is logged, removed and missed.
 ///   A key read lately takes its row from memory (``RecentRows``; a row names a file that never
 ///   changes, so a row replaced elsewhere shows as a missing file and is read again).
+/// - **Footprint**: the folder's files — entries, index, WAL, `-shm`, temporary files — stay
+///   within the size limit plus the larger of 1 MiB and 2 % of it (see ``DiskFootprint``).
 /// - Access times and hit counts are written in batches (every 256 hits or 1 s, before any
 ///   eviction, on ``statistics()`` and ``flush()``).
 ///
@@ -40,6 +43,10 @@ public final class DiskCache: DataCaching {
         var usage = PendingUsage()
         var since: ContinuousClock.Instant?
         var lastSweepCheck: ContinuousClock.Instant?
+        /// Bytes of this process's writes between their temporary file and their index row.
+        var inFlight = 0
+        /// Bytes in use (entries and index files) after this process's last write transaction.
+        var knownUsed: Int?
     }
 
     /// Opens (creating if needed) the cache in `directory`.
@@ -59,7 +66,9 @@ public final class DiskCache: DataCaching {
         get throws(DiskCacheError) {
             try openedIndex.withLock { (opened: inout CacheIndex?) throws(DiskCacheError) -> CacheIndex in
                 if let opened { return opened }
-                let index = try CacheIndex(path: indexPath, busyTimeout: configuration.busyTimeout, logger: logger)
+                let index = try CacheIndex(
+                    path: indexPath, busyTimeout: configuration.busyTimeout, footprint: DiskFootprint(sizeLimit: configuration.sizeLimit),
+                    logger: logger)
                 opened = index
                 return index
             }
@@ -142,18 +151,21 @@ public final class DiskCache: DataCaching {
         }
         let name = CacheFiles.newName(for: key)
         recentRows.forget(key)
+        reserveRoom(for: data.count)
+        defer { pending.withLock { $0.inFlight -= data.count } }
         do { try files.write(data, name: name, sync: configuration.synchronousWrites) } catch { throw logged(error, key: key) }
         var metadata = metadata
         metadata.byteCount = data.count
         let row = IndexRow(key: key, file: name, size: data.count, checksum: data.withUnsafeBytes(ContentChecksum.of), metadata: metadata)
         let usage = takeUsage()
-        let result: (unreferenced: [String], evicted: Int)
-        do { result = try index.store(row, limits: limits(), usage: usage) } catch {
+        var limits = limits()
+        limits.reserve = pending.withLock { $0.inFlight } - data.count  // the other writes in progress
+        let result: IndexChange
+        do { result = try index.store(row, limits: limits, usage: usage) } catch {
             files.remove(name)
             throw logged(error, key: key)
         }
-        result.unreferenced.forEach(files.remove)
-        if result.evicted > 0 { metrics.evictions.increment(by: result.evicted) }
+        applied(result)
         sweepOrphansIfDue()
     }
 
@@ -198,7 +210,8 @@ public final class DiskCache: DataCaching {
         return IndexLimits(
             sizeLimit: limit, sizeTarget: sizeLimit == nil ? Int(Double(limit) * configuration.trimRatio) : limit,
             ageColumn: configuration.expireType == .accessDate ? "lastAccess" : "storedAt",
-            cutoff: now.timeIntervalSince1970 - configuration.maxAge.seconds)
+            cutoff: now.timeIntervalSince1970 - configuration.maxAge.seconds,
+            indexAllowance: DiskFootprint(sizeLimit: configuration.sizeLimit).indexAllowance)
     }
 
     private func isExpired(_ metadata: CacheMetadata, now: Date) -> Bool {

@@ -139,6 +139,6 @@ extension ImagePipeline {
 
     /// Runs a cache write now (``ImageLoadingOptions/waitStoreCache``) or in the background.
     func write(_ request: ImageRequest, _ body: @escaping @Sendable () async -> Void) async {
-        if request.options.contains(.waitStoreCache) { await body() } else { pendingStores.run(body) }
+        if request.options.contains(.waitStoreCache) { await body() } else { await pendingStores.run(body) }
     }
 }
