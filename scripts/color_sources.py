@@ -44,7 +44,24 @@ def bradford(src_white, dst_white):
     return np.linalg.inv(b) @ np.diag(dst / src) @ b
 
 
+def tone_map(nits):
+    """HDR to SDR as ARCHITECTURE "Colour" documents it: reference white 203 nits -> 1, extended
+    Reinhard with white at 1,000 nits, clipped."""
+    luminance, white = nits / 203.0, 1000.0 / 203.0
+    return np.minimum(luminance * (1 + luminance / white ** 2) / (1 + luminance), 1)
+
+
 def decode_curve(values, curve):
+    if curve == "pq":  # SMPTE ST 2084
+        m1, m2 = 2610 / 16384, 2523 / 4096 * 128
+        c1, c2, c3 = 3424 / 4096, 2413 / 4096 * 32, 2392 / 4096 * 32
+        p = values ** (1 / m2)
+        return tone_map(10000 * (np.maximum(p - c1, 0) / (c2 - c3 * p)) ** (1 / m1))
+    if curve == "hlg":  # BT.2100: inverse OETF, then a 1,000-nit display's OOTF (gamma 1.2)
+        a = 0.17883277
+        b, c = 1 - 4 * a, 0.5 - a * np.log(4 * a)
+        scene = np.where(values <= 0.5, values ** 2 / 3, (np.exp((values - c) / a) + b) / 12)
+        return tone_map(1000 * scene ** 1.2)
     if curve == "srgb":
         return np.where(values <= 0.04045, values / 12.92, ((values + 0.055) / 1.055) ** 2.4)
     return values ** curve  # a gamma exponent
@@ -157,7 +174,12 @@ def write_sources(out, picture):
         avifenc("avif-nclx-p3-gamma22.avif", "--cicp", "12/4/0")
         entry("avif-nclx-p3-gamma22.avif", "converted",
               refs_for("avif-nclx-p3-gamma22.avif", {"math": math_reference(rgb, P3, D65, 2.2)}), "Display P3")
-        for name, cicp in [("srgb", "1/13/0"), ("bt709", "1/1/0"), ("unspecified", "2/2/0"), ("pq", "9/16/0")]:
+        # HDR: PQ and HLG tone-mapped to SDR (BT.2020 primaries).
+        for name, transfer in [("pq", "16"), ("hlg", "18")]:
+            avifenc(f"avif-nclx-bt2020-{name}.avif", "--cicp", f"9/{transfer}/0")
+            entry(f"avif-nclx-bt2020-{name}.avif", "converted",
+                  refs_for(f"avif-nclx-bt2020-{name}.avif", {"math": math_reference(rgb, BT2020, D65, name)}), "BT.2020")
+        for name, cicp in [("srgb", "1/13/0"), ("bt709", "1/1/0"), ("unspecified", "2/2/0")]:
             avifenc(f"avif-nclx-{name}.avif", "--cicp", cicp)
             entry(f"avif-nclx-{name}.avif", "untagged", [])
         avifenc("avif-icc-adobe.avif", "--icc", f"{COLORD}/AdobeRGB1998.icc")

@@ -66,7 +66,7 @@ struct ColorSourcesHostileTests {
                     data.replaceSubrange(nclx..<(nclx + 4), with: ExtremePNG.be16(UInt16(primaries)) + ExtremePNG.be16(UInt16(transfer)))
                     let image = try ImageCoderRegistry.default.decode(data)
                     #expect(image.pixelWidth == 64 && !image.repairs.contains(.damagedMetadata), "\(file) \(primaries)/\(transfer)")
-                    let converts = [1, 2, 9, 11, 12, 22].contains(primaries) && [1, 2, 4, 8, 13].contains(transfer)
+                    let converts = [1, 2, 9, 11, 12, 22].contains(primaries) && [1, 2, 4, 8, 13, 16, 18].contains(transfer)
                         && !([1, 2].contains(primaries) && [1, 2, 13].contains(transfer))
                     #expect((image.sourceColorProfile != nil) == converts, "\(file) \(primaries)/\(transfer)")
                 }

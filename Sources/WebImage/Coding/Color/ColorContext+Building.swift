@@ -44,6 +44,10 @@ extension ColorContext {
             return parameters.withUnsafeBufferPointer { cmsBuildParametricToneCurve(handle, 4, $0.baseAddress) }
         case .gamma(let gamma):
             return cmsBuildGamma(handle, gamma)
+        case .pq, .hlg:
+            // Tabulated: the transfer and the tone mapping in one monotonic curve to [0, 1].
+            let table = HDRToneMapping.table(for: curve, count: 4096)
+            return table.withUnsafeBufferPointer { cmsBuildTabulatedToneCurveFloat(handle, cmsUInt32Number($0.count), $0.baseAddress) }
         }
     }
 }

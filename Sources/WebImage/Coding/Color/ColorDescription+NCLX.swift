@@ -4,8 +4,9 @@ extension ColorDescription {
     /// Unspecified primaries are BT.709; unspecified transfer is sRGB. BT.709, BT.601 and BT.2020
     /// transfer (1, 6, 14, 15) is shown with the sRGB curve, as Chromium renders it (those
     /// curves describe a camera, and displays show such content with a curve close to sRGB's).
-    /// sRGB itself (BT.709 primaries with an sRGB-like transfer) is untagged. PQ and HLG (HDR)
-    /// and the rarer transfers are left unconverted (untagged), as are unknown code points.
+    /// sRGB itself (BT.709 primaries with an sRGB-like transfer) is untagged. PQ (16) and HLG (18)
+    /// are HDR: tone-mapped to SDR (``HDRToneMapping``). The rarer transfers are left
+    /// unconverted (untagged), as are unknown code points.
     static func nclx(primaries: Int, transfer: Int) -> EmbeddedColor.ICCBytes {
         guard let space = primaryTable[primaries == 2 ? 1 : primaries] else { return .none }
         let curve: ToneCurve
@@ -14,6 +15,8 @@ extension ColorDescription {
         case 4: curve = .gamma(2.2)
         case 5: curve = .gamma(2.8)
         case 8: curve = .gamma(1)
+        case 16: curve = .pq
+        case 18: curve = .hlg
         default: return .none
         }
         let description = ColorDescription(

@@ -19,6 +19,10 @@ struct ColorDescription: Hashable, Sendable {
         case sRGB
         /// v^gamma (2.2, 2.8, a PNG's 1 / gAMA, a BMP's per-channel gamma).
         case gamma(Double)
+        /// HDR, SMPTE ST 2084 (PQ), tone-mapped to SDR: see ``HDRToneMapping``.
+        case pq
+        /// HDR, ARIB STD-B67 / BT.2100 hybrid log-gamma, tone-mapped to SDR: see ``HDRToneMapping``.
+        case hlg
     }
 
     var white: Chromaticity

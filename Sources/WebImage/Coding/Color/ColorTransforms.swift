@@ -31,7 +31,9 @@ final class ColorTransforms: Sendable {
     }
 
     private struct Entry {
-        var facts: Facts?
+        /// `nil` inside: the profile is unusable. `nil` outside: not read yet (an entry made
+        /// for a transform after the profile's first entry was evicted).
+        var facts: Facts??
         var transforms: [Layout: ColorTransform] = [:]
         var lastUse: UInt64
     }
@@ -43,13 +45,13 @@ final class ColorTransforms: Sendable {
 
     /// What the profile is, or `nil` when LittleCMS cannot use it to convert to sRGB.
     func facts(for icc: Data) -> Facts? {
-        if let known = entries.withLock({ state -> Entry? in
+        if let known = entries.withLock({ state -> Facts?? in
             state.clock &+= 1
             state.table[icc]?.lastUse = state.clock
-            return state.table[icc]
-        }) { return known.facts }
+            return state.table[icc]?.facts ?? nil
+        }) { return known }
         let facts = icc.count <= ColorProfile.maxByteCount ? readFacts(icc) : nil
-        store(icc) { $0.facts = facts }
+        store(icc) { $0.facts = .some(facts) }
         return facts
     }
 
