@@ -51,7 +51,9 @@ final class ColorTransforms: Sendable {
             return state.table[icc]?.facts ?? nil
         }) { return known }
         let facts = icc.count <= ColorProfile.maxByteCount ? readFacts(icc) : nil
-        store(icc) { $0.facts = .some(facts) }
+        // Only usable profiles are remembered: a file's garbage (any bytes at all) is refused
+        // again next time, at the price of one failed open, and never fills the cache.
+        if let facts { store(icc) { $0.facts = .some(facts) } }
         return facts
     }
 

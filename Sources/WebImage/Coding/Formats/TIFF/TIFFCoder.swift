@@ -102,11 +102,31 @@ public struct TIFFCoder: ImageDecoding {
         }
     }
 
-    /// The first page's ICC profile bytes (tags only), for colour management.
+    /// The first page's ICC profile bytes (tag 34675 of the first directory), for colour
+    /// management: read from the directory's entries directly, every offset checked against the
+    /// data (classic TIFF; a BigTIFF's profile is not read).
     static func iccProfile(_ data: Data) -> EmbeddedColor.ICCBytes {
-        guard let page = try? withFile(data, maxAllocation: 16 << 20, { file throws(ImageDecodingError) in try Self.pages(file)[0].page }),
-              let icc = page.iccProfile else { return .none }
-        return icc.isEmpty ? .damaged : .bytes(icc)
+        let bytes = [UInt8](data.prefix(1 << 20))  // the header and the first directory
+        guard bytes.count >= 8, bytes[0] == bytes[1], bytes[0] == 0x49 || bytes[0] == 0x4D else { return .none }
+        let little = bytes[0] == 0x49
+        func u16(_ at: Int) -> Int? {
+            guard at >= 0, at + 2 <= bytes.count else { return nil }
+            return little ? Int(bytes[at]) | Int(bytes[at + 1]) << 8 : Int(bytes[at]) << 8 | Int(bytes[at + 1])
+        }
+        func u32(_ at: Int) -> Int? {
+            guard let low = u16(little ? at : at + 2), let high = u16(little ? at + 2 : at) else { return nil }
+            return high << 16 | low
+        }
+        guard u16(2) == 42, let directory = u32(4), let entries = u16(directory) else { return .none }
+        for entry in 0..<entries {
+            let at = directory + 2 + 12 * entry
+            guard let tag = u16(at) else { return .none }
+            guard tag == 34675 else { continue }
+            guard let count = u32(at + 4), count > 0, let offset = count <= 4 ? at + 8 : u32(at + 8) else { return .damaged }
+            guard count <= ColorProfile.maxByteCount, offset <= data.count - count else { return .damaged }
+            return .bytes(data.subdata(in: (data.startIndex + offset)..<(data.startIndex + offset + count)))
+        }
+        return .none
     }
 
     // MARK: - Internals

@@ -15,10 +15,7 @@ extension TIFFFile {
         /// `ExtraSamples`: what each sample beyond the colour model's is (1 associated alpha,
         /// 2 unassociated alpha, 0 unspecified).
         var extraSamples: [Int]
-        /// The `ICCProfile` tag's bytes (copied; `nil` without one, empty when over
-        /// ``ColorProfile/maxByteCount``).
-        var iccProfile: Data?
-        var hasICCProfile: Bool { iccProfile != nil }
+        var hasICCProfile: Bool
         /// A reduced-resolution copy (NewSubfileType bit 0): a preview of another page.
         var isReduced: Bool
 
@@ -48,14 +45,11 @@ extension TIFFFile {
         let extras = extraTypes.map { types in (0..<Int(min(extraCount, samples))).map { Int(types[$0]) } } ?? []
         var iccCount: UInt32 = 0
         var icc: UnsafeMutableRawPointer?
-        var iccProfile: Data?
-        if webimage_tiff_icc(tiff, &iccCount, &icc) == 1, iccCount > 0, let icc {
-            iccProfile = Int(iccCount) <= ColorProfile.maxByteCount ? Data(bytes: icc, count: Int(iccCount)) : Data()
-        }
+        let hasICC = webimage_tiff_icc(tiff, &iccCount, &icc) == 1 && iccCount > 0
         return Page(
             width: Int(width), height: Int(height), orientation: ImageOrientation(exifValue: Int(orientation)),
             bitsPerSample: Int(bits), samplesPerPixel: Int(samples), photometric: Int(photometric),
-            sampleFormat: Int(format), extraSamples: extras, iccProfile: iccProfile,
+            sampleFormat: Int(format), extraSamples: extras, hasICCProfile: hasICC,
             isReduced: subfile & UInt32(FILETYPE_REDUCEDIMAGE) != 0)
     }
 
