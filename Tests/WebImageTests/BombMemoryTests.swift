@@ -17,7 +17,7 @@ struct BombMemoryTests {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        return try await withCheckedThrowingContinuation { continuation in
+        let result: (status: Int32, bytes: Int, output: String) = try await withCheckedThrowingContinuation { continuation in
             let output = PipeReader(out), errors = PipeReader(err)
             process.terminationHandler = { finished in
                 let stdout = String(decoding: output.data(), as: UTF8.self)
@@ -33,6 +33,8 @@ struct BombMemoryTests {
                 continuation.resume(throwing: error)
             }
         }
+        ChildSanitizerReports.check(result.output, of: ["webimage"] + arguments)
+        return result
     }
 
     @Test func bombsCostNoMoreMemoryThanASmallImage() async throws {

@@ -23,4 +23,22 @@ struct CommandRunnerTests {
             #expect(screen[0, 199] != nil, "the last column of the first row arrived")
         }
     }
+
+    /// Under `scripts/tsan` the children are sanitized too: a report on a child's stderr fails
+    /// the test that started it, even when the child exits as the test expects.
+    @Test func aChildsThreadSanitizerReportFailsTheTest() async throws {
+        // The end of a sanitized child's stderr after a race. (Not a "WARNING: …" line: the
+        // recorded issue quotes it, and scripts/tsan counts those lines in the log as races.)
+        let report = "a log line\nThreadSanitizer: reported 1 warnings\n"
+        try await withKnownIssue {
+            let result = try await WebImageCommand.run(["-c", "printf 'fetched\\n'; printf '\(report)' >&2"], program: URL(fileURLWithPath: "/bin/sh"))
+            #expect(result.status == 0 && result.stdout == "fetched\n")
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.contains("`sh -c") && $0.rawValue.hasSuffix("on its stderr:\nThreadSanitizer: reported 1 warnings\n") }
+        }
+        // Ordinary output records nothing (`check` says whether it recorded an issue).
+        #expect(!ChildSanitizerReports.check("warning: the origin sent no Content-Type\n", of: ["webimage", "fetch"]))
+        let clean = try await WebImageCommand.run(["-c", "printf 'a log line\\n' >&2"], program: URL(fileURLWithPath: "/bin/sh"))
+        #expect(clean.status == 0 && clean.stderr == "a log line\n")
+    }
 }

@@ -237,7 +237,7 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Waits for the end; returns the status, standard output and standard error (read at the same time).
     func exitSeparately() async -> (Int32, String, String) {
-        await withCheckedContinuation { continuation in
+        let result: (Int32, String, String) = await withCheckedContinuation { continuation in
             // Threads of their own: blocking reads on Dispatch's global queues take threads the
             // tests' cooperative pool needs.
             Thread.detachNewThread { [process, output, errors] in
@@ -254,6 +254,8 @@ final class ChildProcess: @unchecked Sendable {
                 continuation.resume(returning: (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self)))
             }
         }
+        ChildSanitizerReports.check(result.2, of: command)
+        return result
     }
 
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
@@ -262,12 +264,17 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Waits for the process to end (off the cooperative pool) and returns its status and output.
     func exit() async -> (Int32, String) {
-        await withCheckedContinuation { continuation in
+        let result: (Int32, String) = await withCheckedContinuation { continuation in
             Thread.detachNewThread { [process, output] in
                 let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
                 process.waitUntilExit()
                 continuation.resume(returning: (process.terminationStatus, text))
             }
         }
+        ChildSanitizerReports.check(result.1, of: command)  // stderr is in `output` unless separated
+        return result
     }
+
+    /// How the child was started, for messages.
+    private var command: [String] { [process.executableURL?.lastPathComponent ?? ""] + (process.arguments ?? []) }
 }

@@ -15,9 +15,13 @@ extension ServerTests {
             let process = TestProcess()
             let stdout = Pipe(), stderr = Pipe()
             let port: Int
+            /// Drains stderr while the server runs (a full pipe, e.g. of sanitizer reports, would
+            /// block the server), for ``waitForExit()``.
+            private let errors: PipeReader
 
             /// `openFiles`: run under `prlimit` with that many file descriptors (soft and hard).
             init(_ arguments: [String], environment: [String: String] = [:], openFiles: Int? = nil) async throws {
+                errors = PipeReader(stderr)
                 process.executableURL = WebImageCommand.executable
                 process.arguments = ["serve", "--port", "0"] + arguments
                 if let openFiles {  // prlimit execs the command: the process id stays the server's
@@ -28,6 +32,7 @@ extension ServerTests {
                 process.standardOutput = stdout
                 process.standardError = stderr
                 try process.run()
+                errors.start()
                 let handle = stdout.fileHandleForReading
                 // Blocking reads run on threads of their own: blocking one of the two cooperative
                 // threads would starve every other test.
@@ -47,13 +52,17 @@ extension ServerTests {
                 self.port = port
             }
 
+            /// The exit status and everything the server wrote on stderr; records an issue when
+            /// that holds Thread Sanitizer output (``ChildSanitizerReports``).
             func waitForExit() async -> (Int32, String) {
-                let process = self.process, stderr = self.stderr
-                return await offPool {
-                    let log = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                let process = self.process, errors = self.errors
+                let (status, log) = await offPool {
+                    let log = String(decoding: errors.data(), as: UTF8.self)
                     process.waitUntilExit()
                     return (process.terminationStatus, log)
                 }
+                ChildSanitizerReports.check(log, of: [process.executableURL?.lastPathComponent ?? ""] + (process.arguments ?? []))
+                return (status, log)
             }
         }
 

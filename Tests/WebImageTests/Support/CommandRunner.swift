@@ -33,7 +33,7 @@ enum WebImageCommand {
         // wrote more than a pipe holds (64 KB: Thread Sanitizer's reports on stderr did) blocked
         // on the write forever, and so did the test. The readers block threads of their own, not
         // the cooperative pool's (the origin runs on it); so does the wait for them.
-        return try await withCheckedThrowingContinuation { continuation in
+        let result: CommandResult = try await withCheckedThrowingContinuation { continuation in
             let output = PipeReader(out), errors = PipeReader(err)
             process.terminationHandler = { finished in
                 let stdout = String(decoding: output.data(), as: UTF8.self)
@@ -50,6 +50,8 @@ enum WebImageCommand {
                 continuation.resume(throwing: error)
             }
         }
+        ChildSanitizerReports.check(result.stderr, of: [process.executableURL?.lastPathComponent ?? ""] + arguments)
+        return result
     }
 }
 
