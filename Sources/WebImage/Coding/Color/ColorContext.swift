@@ -20,10 +20,8 @@ final class ColorContext: @unchecked Sendable {
     /// Opens `icc`, runs `body` with it, and closes it; `nil` when LittleCMS refuses the bytes.
     func withProfile<Result>(_ icc: Data, _ body: (cmsHPROFILE) -> Result) -> Result? {
         guard !icc.isEmpty, let size = cmsUInt32Number(exactly: icc.count) else { return nil }
-        // LittleCMS copies the bytes it is given; they are handed over from an array (opening
-        // straight from `Data`'s storage showed as a leak of that storage under LeakSanitizer).
-        let bytes = [UInt8](icc)
-        let opened = bytes.withUnsafeBytes { cmsOpenProfileFromMemTHR(handle, $0.baseAddress, size) }
+        // LittleCMS copies the bytes it is given (the profile never points into `icc`).
+        let opened = icc.withUnsafeBytes { cmsOpenProfileFromMemTHR(handle, $0.baseAddress, size) }
         guard let opened else { return nil }
         defer { cmsCloseProfile(opened) }
         return body(opened)

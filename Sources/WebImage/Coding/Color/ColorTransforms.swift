@@ -39,44 +39,51 @@ final class ColorTransforms: Sendable {
     }
 
     private let context: ColorContext
-    private let entries = Locked<(table: [Data: Entry], clock: UInt64)>(([:], 0))
+    /// Keyed by the profile's bytes as an array, not as `Data`: a `Data` stores its buffer's
+    /// address with the enum's case in the pointer's spare bits, so LeakSanitizer, which looks
+    /// for plain addresses, reported every cached profile as leaked (a false report: the table
+    /// holds at most ``capacity`` of them).
+    private let entries = Locked<(table: [[UInt8]: Entry], clock: UInt64)>(([:], 0))
 
     private init() { context = ColorContext() }
 
     /// What the profile is, or `nil` when LittleCMS cannot use it to convert to sRGB.
     func facts(for icc: Data) -> Facts? {
+        guard icc.count <= ColorProfile.maxByteCount else { return nil }
+        let key = [UInt8](icc)
         if let known = entries.withLock({ state -> Facts?? in
             state.clock &+= 1
-            state.table[icc]?.lastUse = state.clock
-            return state.table[icc]?.facts ?? nil
+            state.table[key]?.lastUse = state.clock
+            return state.table[key]?.facts ?? nil
         }) { return known }
-        let facts = icc.count <= ColorProfile.maxByteCount ? readFacts(icc) : nil
+        let facts = readFacts(icc)
         // Only usable profiles are remembered: a file's garbage (any bytes at all) is refused
         // again next time, at the price of one failed open, and never fills the cache.
-        if let facts { store(icc) { $0.facts = .some(facts) } }
+        if let facts { store(key) { $0.facts = .some(facts) } }
         return facts
     }
 
     /// The transform from `profile` to sRGB for `layout`, built once and shared.
     func transform(from profile: ColorProfile, layout: Layout) -> ColorTransform? {
-        if let known = entries.withLock({ $0.table[profile.data]?.transforms[layout] }) { return known }
+        let key = [UInt8](profile.data)
+        if let known = entries.withLock({ $0.table[key]?.transforms[layout] }) { return known }
         guard let built = context.withProfile(profile.data, { source in
             ColorTransform(context: context, source: source, layout: layout)
         }) ?? nil else { return nil }
-        store(profile.data) { $0.transforms[layout] = built }
+        store(key) { $0.transforms[layout] = built }
         return built
     }
 
     /// The serialised ICC profile LittleCMS builds for `description` (see ``ColorContext/rgbProfile(_:)``).
     func buildRGBProfile(_ description: ColorDescription) -> Data? { context.rgbProfile(description) }
 
-    private func store(_ icc: Data, _ update: (inout Entry) -> Void) {
+    private func store(_ key: [UInt8], _ update: (inout Entry) -> Void) {
         entries.withLock { state in
             state.clock &+= 1
-            var entry = state.table[icc] ?? Entry(lastUse: state.clock)
+            var entry = state.table[key] ?? Entry(lastUse: state.clock)
             update(&entry)
             entry.lastUse = state.clock
-            state.table[icc] = entry
+            state.table[key] = entry
             if state.table.count > Self.capacity, let oldest = state.table.min(by: { $0.value.lastUse < $1.value.lastUse }) {
                 state.table[oldest.key] = nil
             }
