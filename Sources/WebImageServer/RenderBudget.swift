@@ -49,7 +49,8 @@ struct RenderBudget: Sendable {
     struct Price: Sendable {
         /// Frames kept.
         var frames: Int
-        /// Bytes: the decoded source, the largest intermediate, the result's frames and what
+        /// Bytes: the decoded source, the costliest step (its input, its result and its own
+        /// buffers, ``ImageProcessing/workingBytes(width:height:)``), the result's frames and what
         /// the encoder needs (see ``encodingBytesPerPixel(_:)``). An animation rendered frame by
         /// frame (``ImageRenderer/streams(_:)``) holds one source canvas (three copies at most),
         /// one result frame and the file instead of every frame.
@@ -64,14 +65,17 @@ struct RenderBudget: Sendable {
         let frames = renderer.keepsAnimation(header) ? min(max(header.frameCount, 1), maxAnimationFrames) : 1
         var steps = processors
         if let resize = renderer.resize { steps.append(resize) }
-        var output = 0, peak = 0
+        var output = 0, peak = 0, stepBytes = 0
         // The picture as decoded and as turned upright: whichever costs more.
         for (width, height) in [(header.pixelWidth, header.pixelHeight), (header.pixelHeight, header.pixelWidth)] {
             var size = (width: max(width, 1), height: max(height, 1))
             for step in steps {
+                let input = MemoryBudget.area(size.width, size.height), working = step.workingBytes(width: size.width, height: size.height)
                 size = step.outputSize(width: size.width, height: size.height)
                 guard size.width > 0, size.height > 0 else { break }
                 peak = max(peak, MemoryBudget.area(size.width, size.height))
+                // While a step runs it holds its input, its result and its own buffers.
+                stepBytes = max(stepBytes, Self.sum([Self.times(input, 4), Self.times(MemoryBudget.area(size.width, size.height), 4), working]))
             }
             if max(size.width, size.height) > renderer.maxSide {
                 size = Resampler.fittingSize(width: size.width, height: size.height, maxWidth: renderer.maxSide, maxHeight: renderer.maxSide)
@@ -99,9 +103,12 @@ struct RenderBudget: Sendable {
         } else {
             held = [MemoryBudget.bytes(toDecode: header, options: decoding), Self.times(total, 4)]
         }
-        let bytes = (held + [Self.times(peak, 4), Self.times(output, Self.encodingBytesPerPixel(renderer.outputFormat))])
-            .reduce(0) { sum, value in sum > Int.max - value ? .max : sum + value }
+        let bytes = Self.sum(held + [stepBytes, Self.times(output, Self.encodingBytesPerPixel(renderer.outputFormat))])
         return Price(frames: frames, bytes: bytes, decoding: decoding)
+    }
+
+    private static func sum(_ values: [Int]) -> Int {
+        values.reduce(0) { sum, value in sum > Int.max - value ? .max : sum + value }
     }
 
     private static func times(_ value: Int, _ factor: Int) -> Int {

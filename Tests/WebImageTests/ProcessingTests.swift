@@ -17,6 +17,22 @@ struct ProcessingTests {
         #expect(ImageProcessors.Tint(RGBAColor(red: 255, green: 0, blue: 0, alpha: 128)).identifier == "tint(ff000080)")
     }
 
+    /// The identifier is the result's cache key: values that differ past three decimals (which
+    /// render differently) once shared one, so the server answered `blur:1.0004` with the
+    /// cached `blur:1.0001`.
+    @Test func fractionalParametersKeepEveryDigitInTheIdentifier() throws {
+        let nearby: [[any ImageProcessing]] = [
+            [.gaussianBlur(radius: 1.0001), .gaussianBlur(radius: 1.0004)],
+            [.roundedCorners(radius: 2.0001), .roundedCorners(radius: 2.0004)],
+            [.rotate(degrees: 10.0001), .rotate(degrees: 10.0004)],
+        ]
+        for pair in nearby { #expect(pair[0].identifier != pair[1].identifier, "\(pair[0].identifier)") }
+        let parsed = try ImageProcessorSpec.parse("blur:1.0001").map(\.identifier)
+        let other = try ImageProcessorSpec.parse("blur:1.0004").map(\.identifier)
+        #expect(parsed != other)
+        #expect(ImageProcessors.GaussianBlur(radius: 0.1 + 0.2).identifier == "blur(0.30000000000000004)")
+    }
+
     @Test func identifiersDifferWhenParametersDiffer() {
         let variants: [any ImageProcessing] = [
             .resize(width: 256, height: 256), .resize(width: 256, height: 255), .resize(width: 256, height: 256, mode: .fill),

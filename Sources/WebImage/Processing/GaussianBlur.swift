@@ -18,6 +18,12 @@ extension ImageProcessors {
 
         public var identifier: String { "blur(\(identifierNumber(radius)))" }
 
+        /// The passes alternate between the result and a second buffer of the same size.
+        public func workingBytes(width: Int, height: Int) -> Int {
+            let (pixels, overflow) = max(width, 0).multipliedReportingOverflow(by: max(height, 0))
+            return overflow || pixels > Int.max / 4 ? .max : pixels * 4
+        }
+
         public func process(_ image: Image) throws(ImageProcessingError) -> Image {
             try checkInput(image)
             guard radius.isFinite, radius >= 0, radius <= 10_000 else {

@@ -25,10 +25,19 @@ public protocol ImageProcessing: Sendable {
     /// ImageProcessors.Resize(width: 256, height: 256).outputSize(width: 4000, height: 3000)  // (256, 192)
     /// ```
     func outputSize(width: Int, height: Int) -> (width: Int, height: Int)
+    /// Bytes the step holds while it runs, beyond its input and its result, for an input of
+    /// `width × height`: a server adds them to a render's price. The default is none; a blur
+    /// needs a second full-size buffer.
+    ///
+    /// ```swift
+    /// ImageProcessors.GaussianBlur(radius: 4).workingBytes(width: 1000, height: 1000)  // 4_000_000
+    /// ```
+    func workingBytes(width: Int, height: Int) -> Int
 }
 
 extension ImageProcessing {
     public func outputSize(width: Int, height: Int) -> (width: Int, height: Int) { (width, height) }
+    public func workingBytes(width: Int, height: Int) -> Int { 0 }
 }
 
 /// Why a processor could not produce an image.

@@ -47,10 +47,11 @@ extension ImageProcessing {
     }
 }
 
-/// Formats a parameter for an identifier: whole numbers without a fraction (`2`), others with
-/// up to three decimals (`2.5`, `0.333`), so identifiers stay short and stable.
+/// Formats a parameter for an identifier: whole numbers without a fraction (`2`), others as the
+/// shortest decimal that reads back as the same `Double` (`2.5`, `0.333`, `1.0004`). Exact, not
+/// rounded: two values that render differently must never share an identifier, because the
+/// identifier is the cache key of the result (`blur:1.0001` and `blur:1.0004` once shared one).
 func identifierNumber(_ value: Double) -> String {
     if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
-    let thousandths = (value * 1000).rounded() / 1000
-    return String(thousandths)
+    return value.description
 }

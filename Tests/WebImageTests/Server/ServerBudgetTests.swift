@@ -62,6 +62,21 @@ extension ServerTests {
             }
         }
 
+        /// A blur holds a second full-size buffer while it runs: the price counts it, so a blur
+        /// that would take the server past its memory budget is refused like any other render.
+        @Test func aBlursSecondBufferIsPriced() async throws {
+            try await withImageServer(files: Self.files, { $0.memoryBudgetBytes = 16 << 20 }) { harness in
+                // 1000 × 1000: the result's 4 MB, the step's input and output, the encoder's 3 MB
+                // (about 12 MB); a blur after it holds 4 MB more input, output and spare (about 20 MB).
+                let plain = try await harness.image("logo.png", [("process", "resize:1000x1000:exact:upscale"), ("format", "jpeg")])
+                #expect(plain.status == 200, "\(String(decoding: plain.body.prefix(200), as: UTF8.self))")
+                let blurred = try await harness.image("logo.png", [("process", "resize:1000x1000:exact:upscale,blur:3"), ("format", "jpeg")])
+                ServerErrorTests.expectError(blurred, 422, "output_too_large")
+                #expect(blurred.json?["message"]?.contains("memory budget") == true, "\(blurred.json ?? [:])")
+                #expect(harness.server.memoryBudget.inUse == 0)
+            }
+        }
+
         @Test func framesBeyondTheLimitAreDropped() async throws {
             try await withImageServer(files: Self.files, { $0.maxAnimationFrames = 5 }) { harness in
                 let reply = try await harness.image("frames.gif", [("w", "50"), ("format", "gif")])
