@@ -1,5 +1,5 @@
 /// How the pipeline treats caches, decoding and failures for one request — SDWebImage's
-/// `SDWebImageOptions`, with Swift names (the README has the mapping table).
+/// `SDWebImageOptions`, with Swift names (docs/LIBRARY.md has the mapping table).
 ///
 /// ```swift
 /// let request = ImageRequest(url: url, options: [.refreshCached, .retryFailed])

@@ -48,7 +48,7 @@ public final class ImageTask: Sendable {
         self.previews = previews.stream
         sinks = Sinks(events: events.continuation, progress: progress.continuation, previews: previews.continuation)
         // The load reads the priority as it joins the shared work, so one set between here and
-        // there (the README's `task.priority = .veryHigh` right after `imageTask(with:)`) holds.
+        // there (docs/LIBRARY.md's `task.priority = .veryHigh` right after `imageTask(with:)`) holds.
         let started = Task { [sinks, subscriber, self] in
             try await ImageTask.run(pipeline: pipeline, request: request, subscriber: subscriber, priority: { self.priority }, sinks: sinks)
         }
