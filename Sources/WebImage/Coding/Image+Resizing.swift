@@ -36,3 +36,26 @@ struct FrameSizing {
         return Resampler.resample(pixels, width: width, height: height, bytesPerRow: width * 4, toWidth: targetWidth, toHeight: targetHeight)
     }
 }
+
+extension Resampler {
+    /// `image` scaled to `width × height`, every animation frame included.
+    public static func resize(_ image: Image, width: Int, height: Int) -> Image {
+        guard width != image.pixelWidth || height != image.pixelHeight else { return image }
+        var result = image
+        result.pixels = resample(image.pixels, width: image.pixelWidth, height: image.pixelHeight,
+                                 bytesPerRow: image.bytesPerRow, toWidth: width, toHeight: height)
+        result.pixelWidth = width
+        result.pixelHeight = height
+        result.bytesPerRow = width * 4
+        if !image.frames.isEmpty {
+            result.frames = image.frames.enumerated().map { index, frame in
+                ImageFrame(
+                    pixels: index == 0 ? result.pixels : resample(
+                        frame.pixels, width: image.pixelWidth, height: image.pixelHeight,
+                        bytesPerRow: image.pixelWidth * 4, toWidth: width, toHeight: height),
+                    duration: frame.duration)
+            }
+        }
+        return result
+    }
+}
