@@ -33,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", exact: "1.7.3"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", exact: "2.4.1"),  // webimage serve's /metrics
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", exact: "2.1.1"),  // fetch --report
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", exact: "1.5.0"),  // swift package generate-documentation
     ],
     targets: [
         // Thin system-library wrappers over Debian's codec packages (see scripts/setup).
