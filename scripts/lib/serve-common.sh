@@ -1,5 +1,7 @@
 # Shared by scripts/peers/cluster-check, scripts/peers/peer-proxy and scripts/soak (sourced, not run).
 # Everything listens on and talks to 127.0.0.1 only.
+#   source "$(dirname "$0")/../lib/serve-common.sh"   (run directly, e.g. with --help: prints this header)
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then awk '!/^#/ { exit } { sub(/^# ?/, ""); print }' "$0"; exit 0; fi
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 

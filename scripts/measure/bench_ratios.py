@@ -3,6 +3,10 @@
 
 Usage: bench_ratios.py DIR   (the --path given to `swift package benchmark`)
 """
+import sys  # noqa: E402  (--help before any other import or work)
+if __name__ == "__main__" and ("-h" in sys.argv[1:] or "--help" in sys.argv[1:]):
+    print(__doc__.strip())
+    sys.exit(0)
 import glob
 import os
 import re

@@ -71,7 +71,7 @@ def djxl(path):
 
 
 def main():
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--decoder", required=True)
     parser.add_argument("--work", default=".build/peer-codecs")
     parser.add_argument("--rounds", type=int, default=5)

@@ -167,7 +167,7 @@ def pillow_time(path, runs):
 
 
 def main():
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()

@@ -101,7 +101,7 @@ def webimage_rates(megapixels):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--pillow-only", action="store_true", help="time Pillow on an existing source file only")
     args = parser.parse_args()

@@ -32,7 +32,7 @@ def thumbnail_once(path, size):
 
 def main():
     default = os.path.join(tempfile.gettempdir(), "webimage-bench-4000x3000.jpg")
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", nargs="?", default=default)
     parser.add_argument("--size", type=int, default=256)
     parser.add_argument("--runs", type=int, default=30)

@@ -14,6 +14,10 @@ SIGTERM kill the whole group (workers included).
     results = alt.run(cmds, 7, my_check, log_dir)   # my_check(cmd) raises alt.Failed
     alt.report(results, base="webimage", comparisons=[("Pillow", "speed", 1.0)])
 """
+import sys  # noqa: E402  (--help before any other import or work)
+if __name__ == "__main__" and ("-h" in sys.argv[1:] or "--help" in sys.argv[1:]):
+    print(__doc__.strip())
+    sys.exit(0)
 import os
 import shutil
 import signal

@@ -161,7 +161,7 @@ def limit_peer(args):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("corpus"); p.add_argument("dir"); p.add_argument("--mode", default="default"); p.add_argument("--count", type=int)
     p = sub.add_parser("pillow"); p.add_argument("urls"); p.add_argument("out"); p.add_argument("--processes", type=int, default=2)

@@ -1,4 +1,8 @@
 """The commands scripts/peers/peer-thumbs alternates, the check of their output, and the ratios it prints."""
+import sys  # noqa: E402  (--help before any other import or work)
+if __name__ == "__main__" and ("-h" in sys.argv[1:] or "--help" in sys.argv[1:]):
+    print(__doc__.strip())
+    sys.exit(0)
 import json
 import math
 import os
