@@ -1,5 +1,5 @@
 // Times WebImage's decoders on files, for scripts/peers/peer-decoders.py (built there with swiftc -O
-// together with Sources/WebImage/Coding and Processing, like the fuzz target).
+// together with the Coding layer through scripts/lib/build-c-targets.sh, like the fuzz target).
 //   decode-timer RUNS FILE...   prints "FILE<TAB>median seconds<TAB>frames" per file
 // Seconds are CPU time of the decoding thread: on a shared machine wall-clock time measures the
 // scheduler as much as the decoder (the peers are timed the same way).

@@ -2,12 +2,12 @@
 """Decode speed of WebImage's BMP, ICO and APNG decoders beside Pillow (and APNG beside libpng),
 on the same files, in one run.
 
-    scripts/peers/peer-decoders.py [--runs 15] [--rounds 3]
+    scripts/peers/peer-decoders.py [--runs 15] [--rounds 3] [--build-only]
 
-Builds scripts/peers/DecodeTimer.swift with the Coding and Processing sources (swiftc -O, like
-scripts/fuzz; about two minutes) and scripts/peers/png_frames.c against libpng, writes the inputs
-to a temporary directory (photo-like pictures: BMP 24-bit, 8-bit palette and RLE8 at
-2000 x 1500, an ICO with 256/48/32/16 px 32-bit bitmap entries, an APNG of 24 frames at
+Builds scripts/peers/DecodeTimer.swift with the Coding layer (swiftc -O, through
+scripts/lib/build-c-targets.sh as scripts/fuzz does; about two minutes; --build-only stops there)
+and scripts/peers/png_frames.c against libpng, writes the inputs to a temporary directory
+(photo-like pictures: BMP 24-bit, 8-bit palette and RLE8 at 2000 x 1500, an ICO with 256/48/32/16 px 32-bit bitmap entries, an APNG of 24 frames at
 480 x 360 written by Pillow), then in each round times WebImage (ImageCoderRegistry.decode,
 median of RUNS) and Pillow (Image.open + load of every frame, median of RUNS) one after the
 other, and keeps each side's best round. libpng has no APNG support: its figure is the floor a
@@ -37,44 +37,27 @@ except ImportError:
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUT = os.path.join(ROOT, ".build", "peer")
-LIBS = ["CTurboJPEG", "CSpng", "CGIF", "CWebP", "CAvif", "CHeif", "CTiff", "CJxl"]
-# C targets with their own sources, compiled here as scripts/fuzz does (SwiftPM makes the module
-# map of a target with sources from its include/; here one is written beside the objects).
-C_TARGETS = ["CCodecLoader", "CJPEGIncremental", "CPNGIncremental"]
+DECODE_TIMER = os.path.join(ROOT, "scripts/peers/DecodeTimer.swift")
+PNG_FRAMES = os.path.join(ROOT, "scripts/peers/png_frames.c")
+# The Coding layer's sources, C targets, wrappers and libraries: the one shared build of
+# scripts/fuzz (there with AddressSanitizer and libFuzzer, here -O2).
+BUILD_C_TARGETS = os.path.join(ROOT, "scripts/lib/build-c-targets.sh")
 
 
 def build():
+    """Builds decode-timer and png_frames into OUT unless both are newer than every input."""
     os.makedirs(OUT, exist_ok=True)
-    sources = sorted(os.path.join(d, f) for top in ("Sources/WebImage/Coding", "Sources/WebImage/Processing")
-                     for d, _, fs in os.walk(os.path.join(ROOT, top)) for f in fs if f.endswith(".swift"))
-    # The frame-by-frame and incremental decoders guard their state with the package's lock.
-    sources.append(os.path.join(ROOT, "Sources/WebImage/Internal/Locked.swift"))
     timer = os.path.join(OUT, "decode-timer")
-    c_files = [os.path.join(ROOT, "Sources/CLibraries", t, f) for t in C_TARGETS
-               for f in sorted(os.listdir(os.path.join(ROOT, "Sources/CLibraries", t))) if f.endswith(".c")]
-    inputs = sources + c_files + [os.path.join(ROOT, "scripts/peers/DecodeTimer.swift"), os.path.join(ROOT, "scripts/peers/png_frames.c")]
+    inputs = [os.path.join(d, f) for top in ("Sources/WebImage", "Sources/CLibraries")
+              for d, _, fs in os.walk(os.path.join(ROOT, top)) for f in fs]
+    inputs += [DECODE_TIMER, PNG_FRAMES, BUILD_C_TARGETS]
     if os.path.exists(timer) and all(os.path.getmtime(p) < os.path.getmtime(timer) for p in inputs):
         return  # up to date
-    includes = [arg for lib in LIBS for arg in ("-I", os.path.join(ROOT, "Sources/CLibraries", lib))]
-    objects = []
-    for target in C_TARGETS:
-        include = os.path.join(ROOT, "Sources/CLibraries", target, "include")
-        modules = os.path.join(OUT, "modules", target)
-        os.makedirs(modules, exist_ok=True)
-        headers = "".join(f'  header "{os.path.join(include, h)}"\n' for h in sorted(os.listdir(include)) if h.endswith(".h"))
-        with open(os.path.join(modules, "module.modulemap"), "w") as f:
-            f.write(f"module {target} {{\n{headers}  export *\n}}\n")
-        includes += ["-I", modules]
-        for c in (c for c in c_files if f"/{target}/" in c):
-            objects.append(os.path.join(OUT, os.path.basename(c)[:-2] + ".o"))
-            subprocess.run(["clang", "-O2", "-I", include, "-c", c, "-o", objects[-1]], check=True)
-    subprocess.run(["gcc", "-O2", os.path.join(ROOT, "scripts/peers/png_frames.c"), "-lpng16", "-o",
-                    os.path.join(OUT, "png_frames")], check=True)
+    arguments = subprocess.run([BUILD_C_TARGETS, os.path.relpath(OUT, ROOT), "-O2"], cwd=ROOT, check=True,
+                               stdout=subprocess.PIPE, text=True).stdout.splitlines()
+    subprocess.run(["gcc", "-O2", PNG_FRAMES, "-lpng16", "-o", os.path.join(OUT, "png_frames")], check=True)
     subprocess.run(["swiftc", "-O", "-parse-as-library", "-module-name", "WebImagePeer", "-package-name", "webimage",
-                    *includes, *sources, os.path.join(ROOT, "scripts/peers/DecodeTimer.swift"), *objects,
-                    "-lturbojpeg", "-ljpeg", "-lpng", "-lspng", "-lgif", "-lwebpdemux", "-lwebpmux", "-lwebp", "-ltiff", "-ldl",
-                    "-o", os.path.join(OUT, "decode-timer")],
-                   check=True)
+                    *arguments, DECODE_TIMER, "-o", timer], cwd=ROOT, check=True)
 
 
 def picture(width, height, phase=0):
@@ -170,8 +153,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--build-only", action="store_true", help="build decode-timer and png_frames, measure nothing")
     args = parser.parse_args()
     build()
+    if args.build_only:
+        return
     with tempfile.TemporaryDirectory() as directory:
         inputs = make_inputs(directory)
         paths = {name: os.path.join(directory, file) for name, file in inputs.items()}
