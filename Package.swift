@@ -181,7 +181,7 @@ if ProcessInfo.processInfo.environment["WEBIMAGE_BENCHMARKS"] != nil {
             swiftSettings: strict,
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
-        // Peak-memory rise of one decode, in its own process (scripts/measure-thumbnail-memory).
+        // Peak-memory rise of one decode, in its own process (scripts/measure/measure-thumbnail-memory).
         .executableTarget(
             name: "WebImageMeasure",
             dependencies: ["WebImage", "WebImageOrigin", "WebImageURLSession", "CSpng"],  // CSpng: an interlaced PNG (chunks)

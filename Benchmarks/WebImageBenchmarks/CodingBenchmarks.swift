@@ -5,7 +5,7 @@ import WebImageOrigin
 
 // Decoding speed per format, and the 4000×3000 JPEG → 256 px thumbnail against Pillow.
 // Megapixels per second = the megapixels in the benchmark's name / its wall-clock time.
-// The peer: `scripts/peer-thumbnail.py` (Pillow `draft` + `thumbnail`) on the same file, which
+// The peer: `scripts/peers/peer-thumbnail.py` (Pillow `draft` + `thumbnail`) on the same file, which
 // the fixtures write to `thumbnailSourcePath`.
 
 /// Where the 4000×3000 JPEG is written for the peer script.

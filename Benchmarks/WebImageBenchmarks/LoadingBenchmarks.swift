@@ -8,7 +8,7 @@ import WebImage
 import WebImageOrigin
 import WebImageURLSession
 
-// Targets (issue 3), checked by scripts/bench-report from these benchmarks' results:
+// Targets (issue 3), checked by scripts/measure/bench-report from these benchmarks' results:
 // - 2,000 small (10–50 KB) + 20 large (5 MB) images at concurrency 6: the downloader reaches
 //   ≥ 0.9 × the throughput of a plain AsyncHTTPClient loop doing the same requests;
 // - coalescing 1,000 concurrent callers of one URL costs < 10 µs per extra caller;

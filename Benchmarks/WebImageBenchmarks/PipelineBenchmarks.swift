@@ -3,7 +3,7 @@ import Foundation
 import WebImage
 import WebImageOrigin
 
-// Targets (issue 9), checked by scripts/bench-report:
+// Targets (issue 9), checked by scripts/measure/bench-report:
 // - pipeline overhead for a cold 1 MP JPEG ≤ 5 % over the downloader + JPEGCoder alone (paired);
 // - memory hit: image(for:) ≤ 200 ns, cachedImage(forKey:) ≤ 60 ns (WebImageBenchmarks.swift);
 // - 10,000 callers of one URL: one request, one decode, ≤ 3 µs per extra caller.

@@ -16,7 +16,7 @@ import WebImage
 // Coder and plain decode are measured as pairs, alternating which goes first, and each pair's
 // ratio is recorded: on a shared 2-core VM whose speed drifts by ±20 % over minutes, two
 // benchmarks run a minute apart compare the machine's moods, while the median of paired ratios
-// compares the code. scripts/bench_ratios.py reads the p50 of these metrics.
+// compares the code. scripts/measure/bench_ratios.py reads the p50 of these metrics.
 
 enum PairedMetric {
     static let coder = BenchmarkMetric.custom("coder_ns")

@@ -4,7 +4,7 @@ import WebImage
 import WebImageOrigin
 
 // Each processor on a 2 MP RGBA image (1600 × 1250). Megapixels per second = 2 / the p50
-// wall-clock time. The peer: `scripts/peer-process.py` runs these benchmarks and Pillow's same
+// wall-clock time. The peer: `scripts/peers/peer-process.py` runs these benchmarks and Pillow's same
 // operations on the same picture, which the fixture writes to `processingSourcePath` as a PNG,
 // and prints both rates and their ratio. The names after "Process " are the peer's keys.
 
@@ -21,7 +21,7 @@ let processingSource: Image = {
     } catch { fatalError("processing fixture: \(error)") }
 }()
 
-/// The operations, by the peer script's key; parameters as in `scripts/peer-process.py`.
+/// The operations, by the peer script's key; parameters as in `scripts/peers/peer-process.py`.
 let processingCases: [(String, any ImageProcessing)] = [
     ("resize-fit-800", .resize(width: 800, height: 800)),
     ("resize-fill-512", .resize(width: 512, height: 512, mode: .fill)),

@@ -4,7 +4,7 @@ import Foundation
 import WebImage
 import WebImageOrigin
 
-// Targets (issue 2), checked by scripts/bench-report from the p50 values:
+// Targets (issue 2), checked by scripts/measure/bench-report from the p50 values:
 // - memory hit through `image(for:)` p50 ≤ 2 µs (issue 9: ≤ 200 ns); through `cachedImage(forKey:)`
 //   p50 ≤ 200 ns (issue 9: ≤ 60 ns);
 // - cold fetch + decode of a 1 MP JPEG ≤ 1.2 × (plain AsyncHTTPClient download + plain TurboJPEG decode).

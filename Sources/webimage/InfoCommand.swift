@@ -29,7 +29,7 @@ struct InfoCommand: AsyncParsableCommand {
     @Option(name: .long, help: "With --decode: srgb converts colour profiles to sRGB (default), keep or ignore leave the pixels as stored.")
     var color: String?
 
-    /// scripts/corpus-agreement compares the decoded pixels with Pillow's.
+    /// scripts/measure/corpus-agreement compares the decoded pixels with Pillow's.
     @Option(name: .long, help: ArgumentHelp("With --decode: write the first frame's premultiplied RGBA8 rows (4 × width bytes each, top row first) to this file.", visibility: .hidden))
     var pixels: String?
 

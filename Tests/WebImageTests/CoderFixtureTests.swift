@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import WebImage
 
-/// The APNG, BMP and ICO/CUR fixtures written by `scripts/make-coder-fixtures.py`, each decoded
+/// The APNG, BMP and ICO/CUR fixtures written by `scripts/fixtures/make-coder-fixtures.py`, each decoded
 /// through the default registry and compared with its reference decode (see the script).
 @Suite("APNG, BMP and ICO fixtures against reference decodes")
 struct CoderFixtureTests {

@@ -3,7 +3,7 @@ import Testing
 import WebImage
 
 /// Colour-managed decoding against two independent implementations: every fixture written by
-/// `scripts/make-color-fixtures.py` (13 ICC profiles from Debian's `colord-data` and
+/// `scripts/fixtures/make-color-fixtures.py` (13 ICC profiles from Debian's `colord-data` and
 /// `icc-profiles-free`, in JPEG, PNG, WebP and TIFF) decodes to within 2 levels (mean absolute
 /// error per channel) of Pillow's ImageCms and of pyvips' `icc_transform` conversion to sRGB.
 @Suite("Colour management")

@@ -5,7 +5,7 @@ import WebImage
 /// Colour stated by every other source than an embedded profile in JPEG/PNG/WebP/TIFF — AVIF and
 /// HEIF `colr` (ICC and nclx), PNG `gAMA` + `cHRM`, JPEG XL colour encodings, BMP V5 profiles and
 /// calibrated RGB, CMYK JPEGs with a CMYK profile — against references written by
-/// `scripts/make-color-fixtures.py` (`scripts/color_sources.py`): numpy from the definitions
+/// `scripts/fixtures/make-color-fixtures.py` (`scripts/fixtures/color_sources.py`): numpy from the definitions
 /// (`math`), pyvips `icc_transform` (`vips`) and Pillow ImageCms (`pillow`). Mean error ≤ 2
 /// levels per channel against each; sRGB-equivalent and unsupported statements stay untagged.
 @Suite("Colour management: sources")

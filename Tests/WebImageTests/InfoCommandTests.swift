@@ -54,7 +54,7 @@ struct InfoCommandTests {
     }
 
     @Test func pixelsOptionWritesTheDecodedFirstFrame() async throws {
-        // scripts/corpus-agreement compares these rows with Pillow's decode.
+        // scripts/measure/corpus-agreement compares these rows with Pillow's decode.
         let file = temporaryDirectory().appendingPathComponent("rows.rgba")
         let info = try await Self.info("lenient-gif-clean.gif", ["--decode", "--pixels", file.path])
         let image = try ImageCoderRegistry.default.decode(CodecFixtures.data("lenient-gif-clean.gif"))

@@ -3,7 +3,7 @@ import Testing
 import WebImage
 
 /// JPEG XL through libjxl against djxl's decodes and the GIF an animation was made from
-/// (scripts/make-codec-fixtures.py).
+/// (scripts/fixtures/make-codec-fixtures.py).
 @Suite("JPEG XL decoding")
 struct JXLTests {
     @Test(arguments: [("jxl-lossless", 0), ("jxl-alpha", 0), ("jxl-container", 0)])

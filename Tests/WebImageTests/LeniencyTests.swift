@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WebImage
 
-/// Files that break their format's rules as real-world files do (scripts/make-leniency-fixtures.py):
+/// Files that break their format's rules as real-world files do (scripts/fixtures/make-leniency-fixtures.py):
 /// decoded leniently, with ``Image/repairs`` saying what was forgiven, and refused in strict mode.
 @Suite("Lenient and strict decoding")
 struct LeniencyTests {

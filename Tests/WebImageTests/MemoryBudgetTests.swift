@@ -94,7 +94,7 @@ struct MemoryBudgetTests {
     @Test func concurrentFullDecodesOfTwelveMegapixelsStayWithinTheBudget() async throws {
         // `fetch --verify` decodes every 12 MP JPEG whole (48 MB each): 24 at once would hold
         // 1.1 GB; with a 128 MB budget the process's peak stays near the budget. (The issue's
-        // 64 loads in 256 MB: `scripts/measure-budget`; fewer here, the suite shares 2 cores.)
+        // 64 loads in 256 MB: `scripts/measure/measure-budget`; fewer here, the suite shares 2 cores.)
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "GNU time is missing: run ./scripts/setup")
         let jpeg = try await offPool { () throws -> Data in
             let photo = Image(format: .jpeg, pixelWidth: 4000, pixelHeight: 3000, pixels: [UInt8](repeating: 128, count: 48_000_000), isOpaque: true)

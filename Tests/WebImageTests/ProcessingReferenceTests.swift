@@ -3,7 +3,7 @@ import Testing
 import WebImage
 
 /// Every processor against Pillow's version of the same operation, on the committed inputs and
-/// references written by `scripts/make-processing-references.py` (64 × 48: `opaque.png` and
+/// references written by `scripts/fixtures/make-processing-references.py` (64 × 48: `opaque.png` and
 /// `rgba.png`, which has alpha from 255 down to 90, a transparent hole and a half-transparent disc).
 ///
 /// The measure is the mean absolute error per channel (R, G, B and A separately; the largest of

@@ -5,7 +5,7 @@ import WebImage
 /// TIFF pages libtiff's RGBA interface refuses (12-bit, 32-bit integer and float grey, 16-bit CMYK)
 /// and CIE L*a*b*, which WebImage converts from libtiff's raw strips and tiles itself, against
 /// Pillow's decodes of the same samples scaled by the documented rules
-/// (scripts/make-codec-fixtures.py, `sample_fixtures`). Truncated and damaged copies of these files
+/// (scripts/fixtures/make-codec-fixtures.py, `sample_fixtures`). Truncated and damaged copies of these files
 /// are in `TIFFTests.truncatedOrDamagedFilesGiveTypedErrors`.
 @Suite("TIFF sample conversion")
 struct TIFFSampleTests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WebImage
 
-/// TIFF through libtiff against Pillow's decodes of the same files (scripts/make-codec-fixtures.py).
+/// TIFF through libtiff against Pillow's decodes of the same files (scripts/fixtures/make-codec-fixtures.py).
 @Suite("TIFF decoding")
 struct TIFFTests {
     /// Lossless variants: at most 1 off per premultiplied channel (libtiff and our reference

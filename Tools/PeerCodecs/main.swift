@@ -1,5 +1,5 @@
 // Decodes one file REPS times with the registry (the TIFF and JPEG XL coders) and prints the
-// median milliseconds and megapixels per second. Built by scripts/peer-codecs with `swiftc -O`
+// median milliseconds and megapixels per second. Built by scripts/peers/peer-codecs with `swiftc -O`
 // together with the Coding and Processing sources (as scripts/fuzz does); not a package target.
 import Foundation
 

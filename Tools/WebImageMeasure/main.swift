@@ -1,4 +1,4 @@
-// Peak-memory rise of one decode, measured inside the process (run by scripts/measure-thumbnail-memory).
+// Peak-memory rise of one decode, measured inside the process (run by scripts/measure/measure-thumbnail-memory).
 //
 //   WebImageMeasure make PATH          writes the 4000×3000 JPEG the benchmarks use
 //   WebImageMeasure make-progressive PATH   the same picture as a progressive JPEG
@@ -22,7 +22,7 @@
 //   WebImageMeasure chunks ROUNDS      per-chunk cost of progressive WebP, JPEG and PNG previews at 10/50/90 %
 //                                      of a 3 MP file: incremental decoder against prefix re-decode
 //   WebImageMeasure download URL LOADER  one download into memory with LOADER (asynchttpclient or
-//                                      urlsession); scripts/measure-memory compares their peaks
+//                                      urlsession); scripts/measure/measure-memory compares their peaks
 //
 // Reads the file, then resets the kernel's peak-RSS mark (`5` → /proc/self/clear_refs sets
 // VmHWM to the current VmRSS), decodes, and prints one JSON line: the resident set before the
@@ -184,7 +184,7 @@ if arguments.count == 3, let rounds = Int(arguments[2]), arguments[1] == "disk-h
     exit(0)
 }
 if arguments.count == 4, arguments[1] == "download", let url = URL(string: arguments[2]) {
-    // One download into memory with the named loader (scripts/measure-memory compares their peaks).
+    // One download into memory with the named loader (scripts/measure/measure-memory compares their peaks).
     var configuration = ImageDownloaderConfiguration()
     configuration.maxBodySize = 256 << 20
     let loader: any DataLoading = arguments[3] == "urlsession" ? URLSessionDataLoader() : HTTPDataLoader()

@@ -7,7 +7,7 @@ import WebImageOrigin
 
 /// Colour management through the real entry points — `webimage info`, `fetch` and `serve`
 /// processes against a local origin — compared with Pillow's ImageCms references
-/// (`scripts/make-color-fixtures.py`).
+/// (`scripts/fixtures/make-color-fixtures.py`).
 extension ServerTests {
     @Suite("Colour management: info, fetch and serve processes")
     struct ColorEntryPointTests {

@@ -116,7 +116,7 @@ extension ServerTests {
         }
 
         /// An https origin on 127.0.0.1 whose certificate names `images.test` only (signed by the
-        /// test CA, `scripts/make-tls-fixtures`), and a server mapping that name to 127.0.0.1.
+        /// test CA, `scripts/fixtures/make-tls-fixtures`), and a server mapping that name to 127.0.0.1.
         static func withNamedTLSOrigin(trustingTestCA: Bool, _ body: (ServerHarness, ImageOrigin) async throws -> Void) async throws {
             let origin = try await ImageOrigin.start(
                 files: SampleFiles.standard, tls: (try tlsFixture("images-test.pem"), try tlsFixture("images-test-key.pem")))

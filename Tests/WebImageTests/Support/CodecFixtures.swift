@@ -1,7 +1,7 @@
 import Foundation
 import WebImage
 
-/// The files `scripts/make-codec-fixtures.py` and `scripts/make-leniency-fixtures.py` write
+/// The files `scripts/fixtures/make-codec-fixtures.py` and `scripts/fixtures/make-leniency-fixtures.py` write
 /// (TIFF, JPEG XL, lenient variants), with their reference decodes.
 enum CodecFixtures {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
