@@ -144,4 +144,14 @@ struct PlaceholderTests {
         #expect(try large.thumbHash().approximateAspectRatio > 1)
         #expect(clock.now - start < .seconds(30))
     }
+
+    /// The average weights colours by alpha: a transparent pixel's colour counts for nothing.
+    @Test func averageColorWeightsByAlpha() throws {
+        let halves = PlaceholderSample.generated("halves", 2, 1, (1, 1)) { x, _ in x == 0 ? (200, 40, 10, 255) : (0, 0, 255, 0) }.image
+        #expect(try halves.averageColor() == RGBAColor(red: 200, green: 40, blue: 10, alpha: 128))
+        let clear = PlaceholderSample.generated("clear", 3, 3, (1, 1)) { _, _ in (9, 9, 9, 0) }.image
+        #expect(try clear.averageColor() == RGBAColor(red: 0, green: 0, blue: 0, alpha: 0))
+        let broken = Image(format: .png, pixelWidth: 100, pixelHeight: 100, pixels: [], isOpaque: true)
+        #expect(throws: PlaceholderError.self) { try broken.averageColor() }
+    }
 }
