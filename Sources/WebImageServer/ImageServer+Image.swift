@@ -22,7 +22,6 @@ extension ImageServer {
     }
 
     private func render(_ request: Request, peer: SocketAddress?, start: ContinuousClock.Instant) async throws(ImageServerError) -> Response {
-        let clock = ContinuousClock()
         try verifySignature(request)
         let query = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
         let parameters = try ImageParameters(query: query, maxSide: configuration.maxOutputSide)

@@ -100,5 +100,25 @@ extension ServerTests {
                 try await client.shutdown()
             }
         }
+
+        /// `/info` fetches through the same guard as `/img`: private and literal addresses are
+        /// refused before connecting (the connector could only reach 127.0.0.1 anyway), and a
+        /// source off the allowed list is never fetched.
+        @Test func infoIsGuardedLikeImg() async throws {
+            try await ServerSSRFTests.withGuardedServer(names: ["inside.test": "10.0.0.7"]) { harness, connector in
+                for source in ["http://inside.test/images/photo.jpg", "http://127.0.0.1:\(harness.origin.port)/images/photo.jpg",
+                               "http://169.254.169.254/latest/meta-data", "http://[::1]/images/photo.jpg"] {
+                    let reply = try await harness.get("/info?url=" + ServerHarness.encode(source))
+                    ServerErrorTests.expectError(reply, 403, "address_refused")
+                }
+                #expect(connector.attempts.isEmpty, "no connection was attempted: \(connector.attempts)")
+                #expect(harness.origin.totalRequests == 0)
+            }
+            try await withImageServer({ $0.allowedSources = ["http://127.0.0.1:1/only/"] }) { harness in
+                let reply = try await harness.get("/info?url=" + ServerHarness.encode(harness.origin.imageURL("photo.jpg").absoluteString))
+                ServerErrorTests.expectError(reply, 403, "source_not_allowed")
+                #expect(harness.origin.totalRequests == 0)
+            }
+        }
     }
 }
