@@ -45,23 +45,8 @@ public struct ImageParameters: Sendable {
 
     /// `url` is normalised (``SourceURL``); a URL with a user name or password is refused.
     public init(query: [(String, String)], maxSide: Int) throws(ImageServerError) {
-        var seen: [String: String] = [:]
-        for (name, value) in query {
-            guard Self.names.contains(name) else { throw .badParameter("unknown parameter '\(name)'") }
-            guard seen[name] == nil else { throw .badParameter("'\(name)' is given more than once") }
-            seen[name] = value
-        }
-        guard let text = seen["url"], !text.isEmpty else { throw .badParameter("'url' is required") }
-        guard text.utf8.count <= 4096, let url = URL(string: text) else {
-            throw ImageServerError(status: 400, code: "invalid_url", message: "'url' must be an absolute http or https URL")
-        }
-        do throws(SourceURL.Problem) {
-            source = try SourceURL(url)
-        } catch .notHTTP {
-            throw ImageServerError(status: 400, code: "invalid_url", message: "'url' must be an absolute http or https URL")
-        } catch {
-            throw ImageServerError(status: 400, code: "invalid_url", message: "'url': \(error.description)")
-        }
+        let seen = try Self.values(query, names: Self.names)
+        source = try Self.source(seen["url"])
         func side(_ name: String) throws(ImageServerError) -> Int? {
             guard let value = seen[name] else { return nil }
             guard let number = Int(value), number >= 1 else { throw .badParameter("'\(name)' must be a whole number of pixels from 1") }
@@ -90,6 +75,34 @@ public struct ImageParameters: Sendable {
                 throw .badParameter("'process': \(resize.width)x\(resize.height) is over the output limit of \(maxSide) pixels")
             }
             process = spec
+        }
+    }
+
+    /// The query as a dictionary, refusing a name outside `names` or given twice: one resource,
+    /// one URL (and one cache entry). `/info` checks its query with it too.
+    static func values(_ query: [(String, String)], names: Set<String>) throws(ImageServerError) -> [String: String] {
+        var seen: [String: String] = [:]
+        for (name, value) in query {
+            guard names.contains(name) else { throw .badParameter("unknown parameter '\(name)'") }
+            guard seen[name] == nil else { throw .badParameter("'\(name)' is given more than once") }
+            seen[name] = value
+        }
+        return seen
+    }
+
+    /// The `url` parameter, required, normalised (``SourceURL``): an absolute http or https URL
+    /// of at most 4 KiB, without a user name or password. `/info` parses its `url` with it too.
+    static func source(_ text: String?) throws(ImageServerError) -> SourceURL {
+        guard let text, !text.isEmpty else { throw .badParameter("'url' is required") }
+        guard text.utf8.count <= 4096, let url = URL(string: text) else {
+            throw ImageServerError(status: 400, code: "invalid_url", message: "'url' must be an absolute http or https URL")
+        }
+        do throws(SourceURL.Problem) {
+            return try SourceURL(url)
+        } catch .notHTTP {
+            throw ImageServerError(status: 400, code: "invalid_url", message: "'url' must be an absolute http or https URL")
+        } catch {
+            throw ImageServerError(status: 400, code: "invalid_url", message: "'url': \(error.description)")
         }
     }
 

@@ -22,19 +22,14 @@ extension ImageServer {
     }
 
     private func render(_ request: Request, peer: SocketAddress?, start: ContinuousClock.Instant) async throws(ImageServerError) -> Response {
-        let clock = ContinuousClock()
-        if signer.isEnabled, !signer.verify(request.uri.description) {
-            throw ImageServerError(status: 403, code: "bad_signature", message: "the signature is missing or wrong")
-        }
+        try verifySignature(request)
         let query = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
         let parameters = try ImageParameters(query: query, maxSide: configuration.maxOutputSide)
         let processors = parameters.processors
         try RenderBudget(configuration).check(steps: processors.count)
         let source = parameters.url.absoluteString
         // Compared part by part with the parsed source; each redirect hop is checked again by the loader.
-        guard allowList.allows(parameters.source) else {
-            throw ImageServerError(status: 403, code: "source_not_allowed", message: "this source is not on the allowed list")
-        }
+        try checkAllowed(parameters.source)
         let preference = parameters.format == .auto ? FormatNegotiation.preference(accept: request.headers[.accept]) : .none
         let key = parameters.cacheKey(negotiated: preference.rawValue, color: configuration.colorHandling)
         var timing: [(String, Duration)] = []
@@ -45,30 +40,8 @@ extension ImageServer {
         }
         if results.isEnabled { metrics.resultCache("miss") }
 
-        guard let slot = await queue.enter(client: client(of: request, peer: peer)) else {
-            throw .busy
-        }
         // From here the slot is held until the render task ends (or released on the way out).
-        var fetchStart = clock.now
-        let original: ImageDataResponse
-        do {
-            original = try await pipeline.data(for: ImageRequest(url: parameters.url).options([.queryMemoryData, .waitStoreCache]))
-        } catch {
-            slot.release()
-            if case .loadingFailed(.transport(let underlying)) = error, !(underlying is AddressRefusal) {
-                logger.info("source fetch failed", metadata: ["url": "\(source)", "error": "\(underlying)"])
-            }
-            throw ImageServerError(error)
-        }
-        if original.source == .network { metrics.bytesIn.increment(by: original.data.count) }
-        timing.append(("fetch", clock.now - fetchStart))
-        metrics.stage("fetch", clock.now - fetchStart)
-        if original.header.totalPixelCount > configuration.maxSourcePixels {
-            slot.release()
-            throw ImageServerError(ImageDecodingError.tooManyPixels(
-                width: original.header.pixelWidth, height: original.header.pixelHeight,
-                frames: original.header.frameCount, limit: configuration.maxSourcePixels))
-        }
+        let (original, slot) = try await fetchSource(parameters.url, request: request, peer: peer, timing: &timing)
         let format = FormatNegotiation.outputFormat(parameters.format, preference: preference, source: original.header)
         let etag = Self.etag(source: original.data, key: key, format: format)
         if Self.matches(request.headers[.ifNoneMatch], etag) {
@@ -81,39 +54,17 @@ extension ImageServer {
             quality: parameters.quality ?? configuration.defaultQuality,
             maxPixels: configuration.maxSourcePixels, maxSide: configuration.maxOutputSide,
             colorHandling: configuration.colorHandling)
-        let reservation: MemoryBudget.Reservation, decoding: ImageDecodingOptions
+        let price: RenderBudget.Price
         do throws(ImageServerError) {
-            let price = try RenderBudget(configuration).price(original.data, header: original.header, renderer: renderer)
-            decoding = price.decoding
-            // Room in the process's memory budget first: a render waits for it (at most the
-            // processing timeout), then is refused with 503, instead of allocating past it.
-            do {
-                reservation = try await memoryBudget.reserve(price.bytes, waitingAtMost: configuration.processingTimeout)
-            } catch {
-                throw price.bytes > memoryBudget.limit
-                    ? ImageServerError(status: 422, code: "output_too_large", message: "the render would need \(price.bytes >> 20) MB, more than the server's memory budget")
-                    : ImageServerError.overBudget
-            }
+            price = try RenderBudget(configuration).price(original.data, header: original.header, renderer: renderer)
         } catch {
             slot.release()
             throw error
         }
-        let data = original.data, header = original.header
-        // On the render threads, not the cooperative pool: however heavy, renders leave the
-        // event loops, timers, `/health` and cache hits their threads.
-        let work = Task.detached(executorPreference: renderExecutor) { () -> Result<(Data, ImageRenderer.Timings), ImageServerError> in
-            defer {
-                reservation.release()
-                slot.release()
-            }
-            do throws(ImageServerError) { return .success(try renderer.render(data, header: header, options: decoding)) } catch { return .failure(error) }
+        let data = original.data, header = original.header, decoding = price.decoding
+        let (encoded, timings) = try await runOffPool(bytes: price.bytes, slot: slot, source: source) { () throws(ImageServerError) in
+            try renderer.render(data, header: header, options: decoding)
         }
-        fetchStart = clock.now
-        guard let outcome = await Deadline.value(of: work, timeout: configuration.processingTimeout) else {
-            logger.warning("render timed out", metadata: ["url": "\(source)"])
-            throw .processingTimeout
-        }
-        let (encoded, timings) = try outcome.get()
         for (stage, duration) in [("decode", timings.decode), ("process", timings.process), ("encode", timings.encode)] {
             timing.append((stage, duration))
             metrics.stage(stage, duration)
@@ -186,21 +137,5 @@ extension ImageServer {
             let tag = tag.trimmingCharacters(in: .whitespaces)
             return tag == "*" || tag == etag || tag == "W/" + etag
         }
-    }
-
-    /// The client, for the per-client limit: the first `X-Forwarded-For` address (set by the
-    /// proxy in front), else none.
-    /// Who a request counts against for the per-client limit: the peer's address; behind a
-    /// proxy on a loopback or private address, the address that proxy appended last to
-    /// `X-Forwarded-For` (earlier entries come from the client and can be anything).
-    private func client(of request: Request, peer: SocketAddress?) -> String? {
-        guard configuration.maxRendersPerClient != nil else { return nil }
-        let peerAddress = peer?.ipAddress
-        let proxied = peerAddress.flatMap { IPAddress($0) }.map { AddressClassifier.classify($0) != nil } ?? true
-        if proxied, let forwarded = request.headers[HTTPFields.Element.Name("X-Forwarded-For")!],
-           let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty {
-            return last
-        }
-        return peerAddress
     }
 }

@@ -5,7 +5,7 @@ import Metrics
 public import Prometheus
 public import WebImage
 
-/// `webimage serve` as a library: `/img`, `/health`, `/ready` and `/metrics` routes to mount in
+/// `webimage serve` as a library: `/img`, `/info`, `/health`, `/ready` and `/metrics` routes to mount in
 /// any Hummingbird router.
 ///
 /// ```swift
@@ -87,10 +87,13 @@ public final class ImageServer: Sendable {
         return ImagePipeline(configuration: pipeline)
     }
 
-    /// Adds `GET img`, `health`, `ready` and `metrics` to `router` (a router or a group).
+    /// Adds `GET img`, `info`, `health`, `ready` and `metrics` to `router` (a router or a group).
     public func addRoutes<Methods: RouterMethods>(to router: Methods) {
         router.get("img") { request, context in
             await self.image(request, peer: (context as? any RemoteAddressRequestContext)?.remoteAddress)
+        }
+        router.get("info") { request, context in
+            await self.info(request, peer: (context as? any RemoteAddressRequestContext)?.remoteAddress)
         }
         router.get("health") { _, _ in Self.text("ok\n", status: .ok) }
         router.get("ready") { _, _ in

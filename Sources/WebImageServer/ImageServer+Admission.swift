@@ -1,0 +1,101 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import WebImage
+
+/// The checks and limits every route that fetches a source goes through (`/img`, `/info`), in
+/// one place: signature, allow-list, a render slot, the guarded fetch, the source pixel limit,
+/// a memory reservation, and work on the render threads under the processing deadline.
+extension ImageServer {
+    /// The signature over the whole request URI, when signing is on.
+    func verifySignature(_ request: Request) throws(ImageServerError) {
+        if signer.isEnabled, !signer.verify(request.uri.description) {
+            throw ImageServerError(status: 403, code: "bad_signature", message: "the signature is missing or wrong")
+        }
+    }
+
+    /// The parsed source against the allow-list (each redirect hop is checked again by the loader).
+    func checkAllowed(_ source: SourceURL) throws(ImageServerError) {
+        guard allowList.allows(source) else {
+            throw ImageServerError(status: 403, code: "source_not_allowed", message: "this source is not on the allowed list")
+        }
+    }
+
+    /// A render slot, then the source's bytes through the pipeline (guarded loader, source
+    /// caches), refused when the header declares more pixels than the server decodes. The slot
+    /// is held on success (the caller releases it, or hands it to ``runOffPool(bytes:slot:source:_:)``)
+    /// and released on every failure.
+    func fetchSource(
+        _ url: URL, request: Request, peer: SocketAddress?, timing: inout [(String, Duration)]
+    ) async throws(ImageServerError) -> (ImageDataResponse, RenderQueue.Slot) {
+        let clock = ContinuousClock()
+        guard let slot = await queue.enter(client: client(of: request, peer: peer)) else { throw .busy }
+        let fetchStart = clock.now
+        let original: ImageDataResponse
+        do {
+            original = try await pipeline.data(for: ImageRequest(url: url).options([.queryMemoryData, .waitStoreCache]))
+        } catch {
+            slot.release()
+            if case .loadingFailed(.transport(let underlying)) = error, !(underlying is AddressRefusal) {
+                logger.info("source fetch failed", metadata: ["url": "\(url.absoluteString)", "error": "\(underlying)"])
+            }
+            throw ImageServerError(error)
+        }
+        if original.source == .network { metrics.bytesIn.increment(by: original.data.count) }
+        timing.append(("fetch", clock.now - fetchStart))
+        metrics.stage("fetch", clock.now - fetchStart)
+        if original.header.totalPixelCount > configuration.maxSourcePixels {
+            slot.release()
+            throw ImageServerError(ImageDecodingError.tooManyPixels(
+                width: original.header.pixelWidth, height: original.header.pixelHeight,
+                frames: original.header.frameCount, limit: configuration.maxSourcePixels))
+        }
+        return (original, slot)
+    }
+
+    /// `work` on the render threads, not the cooperative pool (however heavy, it leaves the event
+    /// loops, timers, `/health` and cache hits their threads), once `bytes` of the memory budget
+    /// are reserved (waiting at most the processing timeout, then 503; 422 when more than the
+    /// whole budget), under the processing deadline. Releases `slot` and the reservation when done.
+    func runOffPool<T: Sendable>(
+        bytes: Int, slot: RenderQueue.Slot, source: String,
+        _ work: @escaping @Sendable () throws(ImageServerError) -> T
+    ) async throws(ImageServerError) -> T {
+        let reservation: MemoryBudget.Reservation
+        do {
+            reservation = try await memoryBudget.reserve(bytes, waitingAtMost: configuration.processingTimeout)
+        } catch {
+            slot.release()
+            throw bytes > memoryBudget.limit
+                ? ImageServerError(status: 422, code: "output_too_large", message: "the render would need \(bytes >> 20) MB, more than the server's memory budget")
+                : ImageServerError.overBudget
+        }
+        let task = Task.detached(executorPreference: renderExecutor) { () -> Result<T, ImageServerError> in
+            defer {
+                reservation.release()
+                slot.release()
+            }
+            do throws(ImageServerError) { return .success(try work()) } catch { return .failure(error) }
+        }
+        guard let outcome = await Deadline.value(of: task, timeout: configuration.processingTimeout) else {
+            logger.warning("render timed out", metadata: ["url": "\(source)"])
+            throw .processingTimeout
+        }
+        return try outcome.get()
+    }
+
+    /// Who a request counts against for the per-client limit: the peer's address; behind a
+    /// proxy on a loopback or private address, the address that proxy appended last to
+    /// `X-Forwarded-For` (earlier entries come from the client and can be anything).
+    func client(of request: Request, peer: SocketAddress?) -> String? {
+        guard configuration.maxRendersPerClient != nil else { return nil }
+        let peerAddress = peer?.ipAddress
+        let proxied = peerAddress.flatMap { IPAddress($0) }.map { AddressClassifier.classify($0) != nil } ?? true
+        if proxied, let forwarded = request.headers[HTTPFields.Element.Name("X-Forwarded-For")!],
+           let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty {
+            return last
+        }
+        return peerAddress
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import WebImage
+
+extension ImageServer {
+    /// `GET /info`: the source's format, size, frames, colour profile, average colour, BlurHash
+    /// and ThumbHash as JSON (``ImageInfo``). Signed, allow-listed, fetched and limited as `/img`
+    /// is (``verifySignature(_:)``, ``fetchSource(_:request:peer:timing:)``, ``runOffPool(bytes:slot:source:_:)``);
+    /// every failure is an ``ImageServerError`` answered as JSON.
+    func info(_ request: Request, peer: SocketAddress?) async -> Response {
+        let clock = ContinuousClock(), start = clock.now
+        let response: Response
+        do {
+            response = try await describe(request, peer: peer)
+        } catch {
+            response = errorResponse(error)
+        }
+        metrics.request(status: Int(response.status.code))
+        metrics.stage("total", clock.now - start)
+        return response
+    }
+
+    private func describe(_ request: Request, peer: SocketAddress?) async throws(ImageServerError) -> Response {
+        try verifySignature(request)
+        let query = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
+        let parameters = try InfoParameters(query: query)
+        try checkAllowed(parameters.source)
+        var timing: [(String, Duration)] = []
+        let (original, slot) = try await fetchSource(parameters.source.url, request: request, peer: peer, timing: &timing)
+        let options = ImageInfo.decodingOptions(maxPixels: configuration.maxSourcePixels)
+        let data = original.data, header = original.header, components = parameters.blurHashComponents
+        // The decode's own allocation, the thumbnail and the hashes' copies of it (at most 100 px a side).
+        let bytes = MemoryBudget.bytes(toDecode: header, options: options) + 4 * 100 * 100 * 4
+        let info = try await runOffPool(bytes: bytes, slot: slot, source: parameters.source.url.absoluteString) {
+            () throws(ImageServerError) in try ImageInfo(data, header: header, options: options, components: components)
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let body: Data
+        do { body = try encoder.encode(info) } catch {
+            throw ImageServerError(status: 500, code: "internal", message: "the description could not be encoded")
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers[.contentLength] = String(body.count)
+        headers[.cacheControl] = "public, max-age=\(configuration.cacheMaxAge)"
+        metrics.bytesOut.increment(by: body.count)
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}
