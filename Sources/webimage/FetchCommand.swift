@@ -167,6 +167,7 @@ struct FetchCommand: AsyncParsableCommand {
         let outputDir = URL(fileURLWithPath: output, isDirectory: true)
         try OutputFile.makeDirectory(outputDir)
         try OutputFile.checkWritable(outputDir)
+        if outputFormat == "webdataset" { try WebDatasetWriter.checkNoShards(in: outputDir) }
         // A file size limit (ulimit -f) makes writes fail with EFBIG instead of killing the process.
         signal(SIGXFSZ, SIG_IGN)
         let transform = try OutputTransform(resize: resize, format: format, process: process, quality: quality, color: color)

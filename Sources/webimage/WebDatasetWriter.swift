@@ -33,6 +33,15 @@ actor WebDatasetWriter {
         self.shardSize = shardSize
     }
 
+    /// Refuses, before anything is fetched, a folder that holds shards already (a second run
+    /// would stop at its first shard, after downloading it: shards are never replaced).
+    static func checkNoShards(in directory: URL) throws {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        if let shard = names.sorted().first(where: { $0.hasSuffix(".tar") && !$0.hasPrefix(".") }) {
+            throw CLIError("\(directory.path) holds webdataset shards already (\(shard)); write into an empty folder")
+        }
+    }
+
     static func shardName(_ index: Int) -> String {
         let digits = String(index)
         return String(repeating: "0", count: max(0, 5 - digits.count)) + digits

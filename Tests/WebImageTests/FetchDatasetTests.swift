@@ -126,6 +126,11 @@ struct FetchDatasetTests {
             let records = try FetchListTests.records(jsonl)
             #expect(records.filter { $0.status == "ok" }.count == 5 && records.count == 7)
             #expect(records.first { $0.line == 2 }?.file == "00000.tar/000000")
+            // A second run into the same folder is refused before it fetches anything.
+            let requests = origin.requestCount(path: "/images/logo.png")
+            let again = try await Self.fetch(["--input", list.path, "--output", out.path, "--output-format", "webdataset"])
+            #expect(again.status == 1 && (again.stdout + again.stderr).contains("holds webdataset shards already (00000.tar)"))
+            #expect(origin.requestCount(path: "/images/logo.png") == requests)
         }
     }
 
