@@ -76,6 +76,7 @@ actor WebDatasetWriter {
         let index = sample.number / shardSize
         guard !closed.contains(index) else { throw CLIError("shard \(Self.shardName(index)) is already closed") }
         var shard = try open[index] ?? openShard(index)
+        guard !shard.broken else { throw CLIError("\(Self.shardName(index)).tar is not written: an earlier sample's write failed") }
         var key = sample.fields.key.flatMap(Self.safeKey) ?? Self.defaultKey(sample.number, shardSize: shardSize)
         // Two samples of one key would read as one: the second gets a suffix.
         if shard.keys.contains(key) {

@@ -90,4 +90,22 @@ struct FetchDatasetHostileTests {
             #expect(try FetchListTests.records(jsonl).sorted { $0.line < $1.line }.map(\.status) == ["ok", "invalid"])
         }
     }
+
+    @Test func aFullDiskDropsTheShardItBrokeAndKeepsTheOthers() async throws {
+        try await withOrigin { origin in
+            let dir = temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: dir) }
+            // The output folder is a 64 KB tmpfs: the small image's shard fits, the 105 KB logo's does not.
+            let output = dir.appendingPathComponent("out")
+            try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+            let list = dir.appendingPathComponent("list.csv")
+            try "url\n\(origin.imageURL("small.jpg"))\n\(origin.imageURL("logo.png"))\n".write(to: list, atomically: true, encoding: .utf8)
+            let command = [WebImageCommand.executable.path, "fetch", "--input", list.path, "--output", output.path, "--no-cache",
+                           "--output-format", "webdataset", "--shard-size", "1", "--concurrency", "1"]
+            let (status, stdout) = try await FullDisk.run(command, output: output)
+            #expect(status == 1, "\(stdout)")
+            #expect(stdout.contains("00001.tar was not written"), "\(stdout)")
+            #expect(stdout.contains("files: 00000.tar 00000_stats.json \n"), "the complete shard only, no temporary file: \(stdout)")
+        }
+    }
 }
