@@ -11,7 +11,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Argument(help: "Image URLs (then those of --input).")
     var urls: [String] = []
 
-    @Option(name: .long, help: "A file with one URL per line ('-' reads standard input).")
+    @Option(name: .long, help: "A file with one URL per line, or a CSV, TSV or JSONL list (see --input-format; '-' reads standard input).")
     var input: String?
 
     @Option(name: .long, help: "Directory the images are written to.")

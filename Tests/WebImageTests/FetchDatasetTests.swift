@@ -144,6 +144,8 @@ struct FetchDatasetTests {
                 ["link": origin.imageURL("logo.png").absoluteString, "id": "a/b.c", "text": "same key", "score": 2],
                 ["link": origin.imageURL("photo.webp").absoluteString, "id": "../../etc/passwd", "score": NSNull()],
                 ["link": origin.imageURL("gone.jpg", query: "status=500").absoluteString, "id": "x", "text": "failed"],
+                // A key longer than a tar name allows: cut to 80 characters (the member name stays ≤ 100 bytes).
+                ["link": origin.imageURL("thumb-2.jpg").absoluteString, "id": String(repeating: "é", count: 300)],
             ]
             var text = try objects.map { String(decoding: try JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys]), as: UTF8.self) }
             text.insert("[1, 2]", at: 3)  // not an object: a failed sample with its own key
@@ -155,7 +157,9 @@ struct FetchDatasetTests {
             ])
             #expect(result.status == 1, "\(result.stdout) \(result.stderr)")
             let samples = try await Self.read(out)
-            #expect(samples.map(\.key).sorted() == ["0000003", "______etc_passwd", "a_b_c", "a_b_c_2", "x"])
+            let long = String(repeating: "_", count: 80)
+            #expect(samples.map(\.key).sorted() == ["0000003", long, "______etc_passwd", "a_b_c", "a_b_c_2", "x"].sorted())
+            #expect(samples.first { $0.key == long }?.decoded == [176, 120])
             // The two rows of one key: whichever finished second took the suffix.
             let byURL = Dictionary(samples.map { ($0.json["url"]?.text ?? "", $0) }, uniquingKeysWith: { first, _ in first })
             let first = try #require(byURL[objects[0]["link"] as! String]), second = try #require(byURL[objects[1]["link"] as! String])
