@@ -34,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", exact: "2.4.1"),  // webimage serve's /metrics
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", exact: "2.1.1"),  // fetch --report
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", exact: "1.5.0"),  // swift package generate-documentation
+        .package(url: "https://github.com/yaslab/CSV.swift.git", exact: "2.5.2"),  // fetch --input-format csv/tsv (one record at a time)
     ],
     targets: [
         // Thin system-library wrappers over Debian's codec packages (see scripts/setup).
@@ -133,6 +134,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ConsoleKitTerminal", package: "console-kit"),
                 .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "CSV", package: "CSV.swift"),
             ],
             swiftSettings: strict
         ),

@@ -11,11 +11,32 @@ struct FetchCommand: AsyncParsableCommand {
     @Argument(help: "Image URLs (then those of --input).")
     var urls: [String] = []
 
-    @Option(name: .long, help: "A file with one URL per line ('-' reads standard input).")
+    @Option(name: .long, help: "A file with one URL per line, or a CSV, TSV or JSONL list (see --input-format; '-' reads standard input).")
     var input: String?
 
     @Option(name: .long, help: "Directory the images are written to.")
     var output: String
+
+    @Option(name: .long, help: "How --input is read: txt (one URL a line), csv, tsv (a header row names the columns) or jsonl (one object a line); default from the file's extension.")
+    var inputFormat: String?
+
+    @Option(name: .long, help: "The URL column of a csv, tsv or jsonl input (default url).")
+    var urlCol: String?
+
+    @Option(name: .long, help: "The caption column (webdataset: {key}.txt and the JSON's caption).")
+    var captionCol: String?
+
+    @Option(name: .long, help: "The column whose values name the samples (default: shard and place numbers, as img2dataset).")
+    var keyCol: String?
+
+    @Option(name: .long, help: "Columns carried into each sample's JSON, comma-separated (e.g. width,license).")
+    var saveCols: String?
+
+    @Option(name: .long, help: "files (one file per image, the default) or webdataset (tar shards of --shard-size samples).")
+    var outputFormat: String = "files"
+
+    @Option(name: .long, help: "Samples per webdataset shard (default 10000).")
+    var shardSize: Int = 10_000
 
     @Option(name: .long, help: "Images loaded at once.")
     var concurrency: Int = 6
@@ -107,12 +128,46 @@ struct FetchCommand: AsyncParsableCommand {
         }
         do { _ = try OutputTransform(resize: resize, format: format, process: process, quality: quality, color: color) } catch { throw ValidationError("\(error)") }
         guard !urls.isEmpty || input != nil else { throw ValidationError("no URLs given (pass them as arguments or with --input)") }
+        try validateDataset()
+    }
+
+    /// The dataset options: formats known, columns only with a columned input, shards only with webdataset.
+    private func validateDataset() throws {
+        if let inputFormat, InputFormat(rawValue: inputFormat) == nil {
+            throw ValidationError("--input-format must be one of \(InputFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        if !resolvedInputFormat.hasColumns, [urlCol, captionCol, keyCol, saveCols].contains(where: { $0 != nil }) {
+            throw ValidationError("--url-col, --caption-col, --key-col and --save-cols need a csv, tsv or jsonl --input")
+        }
+        let columns = datasetColumns
+        guard columns.all.allSatisfy({ !$0.isEmpty }), columns.save.count <= 100 else {
+            throw ValidationError("column names must not be empty (and --save-cols names at most 100)")
+        }
+        if let reserved = columns.save.first(where: DatasetColumns.reservedNames.contains) {
+            throw ValidationError("--save-cols: \(reserved) is a field of every sample's JSON already")
+        }
+        guard ["files", "webdataset"].contains(outputFormat) else { throw ValidationError("--output-format must be files or webdataset") }
+        guard (1...10_000_000).contains(shardSize) else { throw ValidationError("--shard-size must be between 1 and 10000000") }
+        if outputFormat == "webdataset", skipExisting || name != nil {
+            throw ValidationError("--skip-existing and --name write files: not with --output-format webdataset")
+        }
+    }
+
+    private var resolvedInputFormat: InputFormat {
+        inputFormat.flatMap(InputFormat.init(rawValue:)) ?? input.map(InputFormat.of(path:)) ?? .txt
+    }
+
+    private var datasetColumns: DatasetColumns {
+        DatasetColumns(
+            url: urlCol ?? "url", caption: captionCol, key: keyCol,
+            save: saveCols.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } } ?? [])
     }
 
     func run() async throws {
         let outputDir = URL(fileURLWithPath: output, isDirectory: true)
         try OutputFile.makeDirectory(outputDir)
         try OutputFile.checkWritable(outputDir)
+        if outputFormat == "webdataset" { try WebDatasetWriter.checkNoShards(in: outputDir) }
         // A file size limit (ulimit -f) makes writes fail with EFBIG instead of killing the process.
         signal(SIGXFSZ, SIG_IGN)
         let transform = try OutputTransform(resize: resize, format: format, process: process, quality: quality, color: color)
@@ -125,7 +180,9 @@ struct FetchCommand: AsyncParsableCommand {
             pipeline: pipeline, mode: FetchMode(transform: transform, verify: verify, options: loadingOptions),
             outputDirectory: outputDir, concurrency: concurrency, perHost: perHost, nameTemplate: name,
             skipExisting: skipExisting, jsonl: jsonl, arguments: urls, input: input, shard: shard.flatMap(Shard.init),
-            showProgress: !json && isatty(STDOUT_FILENO) == 1, report: report)
+            showProgress: !json && isatty(STDOUT_FILENO) == 1, report: report, inputFormat: resolvedInputFormat,
+            columns: datasetColumns,
+            dataset: outputFormat == "webdataset" ? WebDatasetWriter(directory: outputDir, shardSize: shardSize) : nil)
         // Ctrl-C cancels the run (the summary is still printed, exit 130); a second one exits at once.
         let work = Task { try await run.execute() }
         let interrupt = Interrupt.onSIGINT { work.cancel() }

@@ -22,6 +22,11 @@ struct FetchRun: Sendable {
     var showProgress: Bool
     /// `--report FILE`: the HTML contact sheet.
     var report: String?
+    /// `--input-format` and the dataset columns of a CSV, TSV or JSONL list.
+    var inputFormat: InputFormat = .txt
+    var columns = DatasetColumns()
+    /// `--output-format webdataset`: samples go into tar shards instead of files.
+    var dataset: WebDatasetWriter?
 
     /// What one loaded (or failed) line came to.
     struct Outcome: Sendable {
@@ -34,7 +39,8 @@ struct FetchRun: Sendable {
     }
 
     func execute() async throws -> FetchSummary {
-        var source = try URLSource(arguments: arguments, input: input, shard: shard)
+        // A dataset keeps every row as a sample, repeated URLs too (the caches serve the repeats).
+        var source = try URLSource(arguments: arguments, input: input, shard: shard, format: inputFormat, columns: columns, deduplicate: dataset == nil)
         let writer = try jsonl.map { try JSONLinesWriter(path: $0) }
         defer { writer?.close() }
         let manifest = FetchManifest(directory: outputDirectory, resume: skipExisting)
@@ -62,12 +68,21 @@ struct FetchRun: Sendable {
         }
         await withTaskGroup(of: Outcome.self) { group in
             var running = 0
+            var samples = 0
             /// Starts loads until `concurrency` run; lines that need no load are recorded at once.
             func fill() async {
                 while running < concurrency, !Task.isCancelled, let entry = source.next() {
+                    // Every row of a dataset is a sample, numbered in input order (its key and shard).
+                    let sample = dataset == nil ? nil : samples
+                    samples += 1
                     switch entry.kind {
                     case .invalid(let reason):
-                        note(FetchRecord(line: entry.line, url: entry.raw, status: "invalid", error: reason))
+                        var record = FetchRecord(line: entry.line, url: entry.raw, status: "invalid", error: reason)
+                        if let dataset, let sample {
+                            let failed = DatasetSample(number: sample, url: entry.raw, fields: entry.fields, error: reason)
+                            do { record.file = try await dataset.write(failed).path } catch { record.error = "\(reason); \(error)" }
+                        }
+                        note(record)
                     case .duplicate(let first):
                         note(FetchRecord(line: entry.line, url: entry.raw, status: "duplicate", error: "the URL of line \(first), fetched once"))
                     case .fetch(let url):
@@ -77,7 +92,7 @@ struct FetchRun: Sendable {
                             continue
                         }
                         running += 1
-                        group.addTask { await load(url, entry: entry, names: names, limiter: limiter, thumbnailSide: thumbnailSide) }
+                        group.addTask { await load(url, entry: entry, sample: sample, names: names, limiter: limiter, thumbnailSide: thumbnailSide) }
                     }
                 }
             }
@@ -88,6 +103,7 @@ struct FetchRun: Sendable {
                 await fill()
             }
         }
+        try await dataset?.finish()
         await pipeline.flushPendingStores()  // the disk cache's writes, before the process ends
         summary.seconds = (ContinuousClock.now - started).secondsValue
         summary.interrupted = Task.isCancelled
@@ -95,7 +111,7 @@ struct FetchRun: Sendable {
         return summary
     }
 
-    private func load(_ url: URL, entry: URLSource.Entry, names: OutputNames, limiter: HostLimiter?, thumbnailSide: Int?) async -> Outcome {
+    private func load(_ url: URL, entry: URLSource.Entry, sample: Int?, names: OutputNames, limiter: HostLimiter?, thumbnailSide: Int?) async -> Outcome {
         let host = url.host ?? ""
         await limiter?.acquire(host)
         let started = ContinuousClock.now
@@ -104,11 +120,21 @@ struct FetchRun: Sendable {
         do {
             let fetched = try await mode.fetch(ImageRequest(url: url, options: mode.options), pipeline: pipeline)
             try Task.checkCancellation()
-            let name = try await place(fetched, line: entry.line, names: names)
+            let name: String
+            if let dataset, let sample {
+                name = try await dataset.write(DatasetSample(fetched, number: sample, entry: entry)).path
+            } else {
+                name = try await place(fetched, line: entry.line, names: names)
+            }
             if let thumbnailSide { thumbnail = FetchReport.thumbnail(of: fetched.data, side: thumbnailSide) }
             result = .success((fetched, name))
         } catch {
             result = .failure(error)
+            // A failed download is still a sample (its JSON says why), as in img2dataset; an
+            // interrupted one is not.
+            if let dataset, let sample, !Self.isCancellation(error) {
+                _ = try? await dataset.write(DatasetSample(number: sample, url: entry.raw, fields: entry.fields, error: "\(error)"))
+            }
         }
         await limiter?.release(host)
         return Outcome(
@@ -133,7 +159,7 @@ struct FetchRun: Sendable {
         var record = FetchRecord(line: outcome.line, url: outcome.raw, status: "ok", ms: (outcome.milliseconds * 10).rounded() / 10)
         switch outcome.result {
         case .success(let (fetched, name)):
-            manifest.record(url: outcome.raw, file: name, bytes: fetched.data.count)
+            if dataset == nil { manifest.record(url: outcome.raw, file: name, bytes: fetched.data.count) }
             record.file = name
             record.format = fetched.format.fileExtension
             record.width = fetched.width
@@ -141,10 +167,22 @@ struct FetchRun: Sendable {
             record.bytes = fetched.data.count
             record.source = fetched.sourceName
         case .failure(let error):
-            let cancelled = error is CancellationError || (error as? ImagePipelineError) == .cancelled
-            record.status = cancelled ? "cancelled" : "failed"
+            record.status = Self.isCancellation(error) ? "cancelled" : "failed"
             record.error = "\(error)"
         }
         return record
+    }
+
+    private static func isCancellation(_ error: any Error) -> Bool {
+        error is CancellationError || (error as? ImagePipelineError) == .cancelled
+    }
+}
+
+extension DatasetSample {
+    /// The sample of one fetched image.
+    init(_ fetched: FetchedImage, number: Int, entry: URLSource.Entry) {
+        self.init(
+            number: number, url: entry.raw, fields: entry.fields, image: fetched.data, format: fetched.format.fileExtension,
+            width: fetched.width, height: fetched.height)
     }
 }

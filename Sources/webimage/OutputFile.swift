@@ -13,7 +13,7 @@ enum OutputFile {
 
     /// Writes `data` to a new hidden temporary file for `name`; returns its path.
     static func stage(_ data: Data, in directory: URL, name: String) throws -> String {
-        let temporary = directory.appendingPathComponent(".\(name)\(temporaryMarker)\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        let temporary = temporaryPath(for: name, in: directory)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw failure(name) }
         var failed: CLIError?
@@ -35,6 +35,12 @@ enum OutputFile {
             throw failed
         }
         return temporary
+    }
+
+    /// A new hidden temporary path for `name` in `directory` (this process's id in it, so a later
+    /// run can tell whether its writer is gone).
+    static func temporaryPath(for name: String, in directory: URL) -> String {
+        directory.appendingPathComponent(".\(name)\(temporaryMarker)\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
     }
 
     /// Renames the staged file to `name` if no file has that name: `false` (the staged file kept)

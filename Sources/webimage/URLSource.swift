@@ -8,7 +8,9 @@ import Foundation
 /// an `http`/`https` URL with a host, or is longer than ``LineReader/maxLineLength`` (64 KB; it
 /// is skipped over, never held whole), is ``Entry/Kind/invalid``; a URL met before is
 /// ``Entry/Kind/duplicate`` (fetched once, reported again with the first one's line); with
-/// `--shard K/N`, URLs of other shards are dropped silently.
+/// `--shard K/N`, URLs of other shards are dropped silently. A CSV, TSV or JSONL `--input` is
+/// read by ``InputRows`` (its line numbers are the file's); its entries carry the row's
+/// ``SampleFields``, and datasets turn duplicate detection off (every row is a sample).
 struct URLSource {
     struct Entry {
         enum Kind {
@@ -21,25 +23,39 @@ struct URLSource {
         var line: Int
         var raw: String
         var kind: Kind
+        /// The row's caption, key and saved columns (CSV, TSV and JSONL inputs).
+        var fields = SampleFields()
     }
 
     private var arguments: IndexingIterator<[String]>
     private var reader: LineReader?
+    /// The rows of a CSV, TSV or JSONL input (then `reader` is `nil`).
+    private var rows: InputRows?
+    /// Whether a URL met before is reported as a duplicate (not for datasets: every row is a sample).
+    private let deduplicate: Bool
     private var line = 0
     /// Lines of the URLs met so far, by a 64-bit hash of the URL (16 bytes an entry rather than
     /// the URL itself: 100,000 URLs cost about 3 MB; a false duplicate needs a 64-bit collision).
     private var seen: [UInt64: Int] = [:]
     let shard: Shard?
 
-    init(arguments: [String], input: String?, shard: Shard?) throws {
+    init(arguments: [String], input: String?, shard: Shard?, format: InputFormat = .txt, columns: DatasetColumns = DatasetColumns(),
+         deduplicate: Bool = true) throws {
         self.arguments = arguments.makeIterator()
         self.shard = shard
+        self.deduplicate = deduplicate
         guard let input else { return }
+        let lines: LineReader
         if input == "-" {
-            reader = LineReader(handle: .standardInput)
+            lines = LineReader(handle: .standardInput)
         } else {
             guard let handle = FileHandle(forReadingAtPath: input) else { throw CLIError("cannot read \(input): no such file or not readable") }
-            reader = LineReader(handle: handle)
+            lines = LineReader(handle: handle)
+        }
+        if format.hasColumns {
+            do { rows = try InputRows(reader: lines, format: format, columns: columns) } catch { throw CLIError("\(input): \(error)") }
+        } else {
+            reader = lines
         }
     }
 
@@ -49,6 +65,16 @@ struct URLSource {
             let text: String
             if let argument = arguments.next() {
                 text = argument
+            } else if let rows {
+                switch rows.next() {
+                case nil: return nil
+                // Line numbers of the file follow the arguments' (as for plain lists).
+                case .invalid(let at, let raw, let reason): return Entry(line: line + at, raw: raw, kind: .invalid(reason: reason))
+                case .row(let at, let url, let fields):
+                    guard var entry = check(url, line: line + at) else { continue }
+                    entry.fields = fields
+                    return entry
+                }
             } else if let fromFile = reader?.next() {
                 guard case .text(let read) = fromFile else {
                     line += 1
@@ -62,16 +88,22 @@ struct URLSource {
             line += 1
             let raw = text.trimmingCharacters(in: .whitespaces)
             if raw.isEmpty || raw.hasPrefix("#") { continue }
-            guard let url = URL(string: raw), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-                  let host = url.host, !host.isEmpty else {
-                return Entry(line: line, raw: raw, kind: .invalid(reason: "not an http(s) URL"))
-            }
-            if let shard, !shard.contains(raw) { continue }
-            let key = StableHash.of(raw)
-            if let first = seen[key] { return Entry(line: line, raw: raw, kind: .duplicate(ofLine: first)) }
-            seen[key] = line
-            return Entry(line: line, raw: raw, kind: .fetch(url))
+            if let entry = check(raw, line: line) { return entry }
         }
+    }
+
+    /// The entry of one URL: invalid, a duplicate or one to fetch; `nil` when another shard takes it.
+    private mutating func check(_ raw: String, line: Int) -> Entry? {
+        guard let url = URL(string: raw), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = url.host, !host.isEmpty else {
+            return Entry(line: line, raw: raw, kind: .invalid(reason: "not an http(s) URL"))
+        }
+        if let shard, !shard.contains(raw) { return nil }
+        guard deduplicate else { return Entry(line: line, raw: raw, kind: .fetch(url)) }
+        let key = StableHash.of(raw)
+        if let first = seen[key] { return Entry(line: line, raw: raw, kind: .duplicate(ofLine: first)) }
+        seen[key] = line
+        return Entry(line: line, raw: raw, kind: .fetch(url))
     }
 
     /// Counts the lines of a regular `--input` file (for the progress bar); `nil` for standard input.

@@ -174,15 +174,7 @@ struct FetchListTests {
             try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
             let command = [WebImageCommand.executable.path, "fetch", origin.imageURL("small.jpg").absoluteString,
                            origin.imageURL("logo.png").absoluteString, "--output", output.path, "--no-cache"]
-            let script = """
-                out=$1; shift
-                mount -t tmpfs -o size=64k tmpfs "$out" || exit 97
-                "$@"; status=$?
-                echo "files: $(ls -A "$out" | grep -v '^[.]webimage' | tr '\\n' ' ')"
-                exit $status
-                """
-            let child = try ChildProcess(["-rm", "bash", "-c", script, "sh", output.path] + command, executable: "/usr/bin/unshare")
-            let (status, stdout) = await child.exit()
+            let (status, stdout) = try await FullDisk.run(command, output: output)
             #expect(status == 1, "\(stdout)")
             #expect(stdout.contains("cannot write logo.png: No space left on device"), "\(stdout)")
             #expect(stdout.contains("files: small.jpg \n"), "only the image that fitted, no partial file: \(stdout)")

@@ -62,33 +62,14 @@ struct FetchOutputSafetyTests {
             defer { try? FileManager.default.removeItem(at: dir) }
             let first = origin.imageURL("small.jpg").absoluteString, after = origin.imageURL("logo.png").absoluteString
             let jsonl = dir.appendingPathComponent("out.jsonl")
-            let process = TestProcess()
-            process.executableURL = WebImageCommand.executable
-            process.arguments = ["fetch", "--input", "-", "--output", dir.appendingPathComponent("out").path, "--no-cache", "--jsonl", jsonl.path]
-            let input = Pipe()
-            process.standardInput = input
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            // 256 MB without a newline between two good URLs, streamed; the pipe stays open until
-            // the memory of the process was read.
-            // (On a thread of its own: blocked on the pipe for seconds, a thread of the shared
-            // pool stalled every other test.)
-            let writer = input.fileHandleForWriting
-            Thread.detachNewThread {
-                writer.write(Data("\(first)\n".utf8))
-                let chunk = Data(repeating: UInt8(ascii: "a"), count: 1 << 20)
-                for _ in 0..<256 { writer.write(chunk) }
-                writer.write(Data("\n\(after)\n".utf8))
-            }
-            #expect(await eventually(timeout: .seconds(60)) { origin.requestCount(path: "/images/logo.png") == 1 })
-            let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
-            let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
-                .flatMap { $0.split(separator: " ").dropFirst().first.flatMap { Int($0) } }
-            try writer.close()
-            await offPool { process.waitUntilExit() }
-            #expect(process.terminationStatus == 1)  // one invalid line
-            let peakKB = try #require(peak, "no VmHWM in \(status)")
+            // 256 MB without a newline between two good URLs, streamed.
+            let run = try await StreamedInput.run(
+                ["fetch", "--input", "-", "--output", dir.appendingPathComponent("out").path, "--no-cache", "--jsonl", jsonl.path],
+                head: "\(first)\n", megabytes: 256, tail: "\n\(after)\n"
+            ) { origin.requestCount(path: "/images/logo.png") == 1 }
+            #expect(run.conditionMet)
+            #expect(run.status == 1)  // one invalid line
+            let peakKB = try #require(run.peakBytes, "no VmHWM") / 1024
             #expect(peakKB < 128 * 1024, "the process peaked at \(peakKB) KB reading a 256 MB line")
             let lines = try FetchListTests.records(jsonl).sorted { $0.line < $1.line }
             #expect(lines.map(\.status) == ["ok", "invalid", "ok"])
