@@ -1,7 +1,7 @@
 import Foundation
 public import WebImage
 
-/// The server's ``DataLoading``: resolves each host itself, refuses private and other internal
+/// The server's `DataLoading`: resolves each host itself, refuses private and other internal
 /// addresses (``AddressClassifier``) unless allowed, connects only to the address it checked,
 /// and follows redirects itself so that every hop is checked the same way — against the
 /// ``SourceAllowList`` too, and refused if it carries a user name or password. Each hop is

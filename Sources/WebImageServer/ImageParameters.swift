@@ -108,10 +108,10 @@ public struct ImageParameters: Sendable {
 
     /// Every parameter that changes the result, parsed and canonical, and the output format
     /// negotiated for this request: the result cache's key (and, with the source's digest, the
-    /// ETag's input). Each field is length-prefixed (``KeyEncoding``), so no value can pass for
+    /// ETag's input). Each field is length-prefixed (`KeyEncoding`), so no value can pass for
     /// a separator: `url=…%3Fa%26w%3D4` and `url=…%3Fa&w=4` have different keys. `process` is
     /// keyed by its processors' identifiers, so two spellings of one spec share an entry.
-    /// `color`: the server's ``ColorHandling`` — part of the key when it is not the default, so
+    /// `color`: the server's `ColorHandling` — part of the key when it is not the default, so
     /// results rendered under another setting are never served (a cache folder outlives a restart).
     public func cacheKey(negotiated: String, color: ColorHandling = .convertToSRGB) -> String {
         var key = KeyEncoding("img2")

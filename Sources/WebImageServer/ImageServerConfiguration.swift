@@ -58,7 +58,7 @@ public struct ImageServerConfiguration: Sendable {
     /// Swift's cooperative pool, so `/health`, `/metrics`, cache hits and the deadlines' timers
     /// answer however heavy the renders are. Renders beyond it wait for a thread.
     public var renderThreads = ProcessInfo.processInfo.activeProcessorCount
-    /// The memory renders may hold at once, in bytes: ``MemoryBudget/defaultLimit`` (half the
+    /// The memory renders may hold at once, in bytes: `MemoryBudget/defaultLimit` (half the
     /// cgroup limit, or half of physical memory), at most 1 GiB, so that a server left at its
     /// defaults stays near 1 GB plus its fixed overhead whatever it is asked. Each render
     /// reserves its price (decoded source, intermediates, result frames, encoder buffers) before
@@ -89,10 +89,10 @@ public struct ImageServerConfiguration: Sendable {
     public var sourceMemoryBytes = 64 * 1024 * 1024
     /// Quality of lossy output when `q` is not given (80).
     public var defaultQuality = 80
-    /// What a render does with the source's colour profile: ``ColorHandling/convertToSRGB`` (the
-    /// default, as imgproxy: sRGB pixels, no profile in the result), ``ColorHandling/keep`` (pixels
+    /// What a render does with the source's colour profile: `ColorHandling/convertToSRGB` (the
+    /// default, as imgproxy: sRGB pixels, no profile in the result), `ColorHandling/keep` (pixels
     /// as stored, the profile embedded in JPEG, PNG, WebP and AVIF results) or
-    /// ``ColorHandling/ignore``. Metadata (EXIF, XMP, GPS) never reaches a result; orientation is
+    /// `ColorHandling/ignore`. Metadata (EXIF, XMP, GPS) never reaches a result; orientation is
     /// applied to the pixels.
     public var colorHandling: ColorHandling = .convertToSRGB
 

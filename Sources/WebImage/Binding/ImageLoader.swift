@@ -6,7 +6,7 @@ public import Observation
 ///
 /// Every property changes on the main actor, so `withObservationTracking` and SwiftUI see each
 /// step: ``isLoading``, ``progress``, ``previews`` (with ``ImageLoadingOptions/progressiveLoad``),
-/// then ``image`` or ``error``. A new ``load(_:)`` cancels the previous one, whose late results
+/// then ``image`` or ``error``. A new ``load(_:)-(ImageRequest?)`` cancels the previous one, whose late results
 /// are dropped; releasing the loader cancels its load.
 ///
 /// ```swift
@@ -20,7 +20,7 @@ public import Observation
 @Observable
 @MainActor
 public final class ImageLoader {
-    /// The loaded image (a memory-cache hit is set during ``load(_:)`` itself).
+    /// The loaded image (a memory-cache hit is set during ``load(_:)-(ImageRequest?)`` itself).
     public private(set) var image: Image?
     /// The previews of the current load, newest last (cleared by each load).
     public private(set) var previews: [Image] = []

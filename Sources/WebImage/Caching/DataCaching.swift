@@ -66,7 +66,7 @@ public struct CacheMetadata: Sendable, Hashable, Codable {
     public var lastAccess: Date
     /// For a response with `Vary`: the values the request sent of the headers it names, one
     /// `name:value` line each (`name` alone when absent; names lowercased, sorted). The entry
-    /// serves only a request with the same values (``HTTPCachePolicy/varyValues(_:request:)``).
+    /// serves only a request with the same values (`HTTPCachePolicy.varyValues(_:request:)`).
     /// `nil`: no `Vary`.
     public var vary: String?
 

@@ -121,7 +121,10 @@ public protocol ImageDecoding: Sendable {
 /// Turns an ``Image`` into encoded data.
 public protocol ImageEncoding: Sendable {
     func canEncode(_ format: ImageFormat) -> Bool
-    /// - Parameter quality: 0...1 for lossy formats; ignored by lossless ones.
+    /// - Parameters:
+    ///   - image: the image to write (every frame, for an animated format).
+    ///   - format: the format to write; one ``canEncode(_:)`` accepts.
+    ///   - quality: 0...1 for lossy formats; ignored by lossless ones.
     func encode(_ image: Image, as format: ImageFormat, quality: Double) throws(ImageEncodingError) -> Data
     /// An encoder that takes an animation's frames one at a time (see ``AnimatedImageEncoding``),
     /// or `nil` (the default) when this encoder writes animations only from one ``Image``.

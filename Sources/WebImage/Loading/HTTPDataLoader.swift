@@ -21,8 +21,11 @@ public final class HTTPDataLoader: DataLoading {
     private let ownsClient: Bool
 
     /// Creates a loader with its own `HTTPClient`.
-    /// - Parameter allowsInvalidCertificates: accept any TLS certificate (self-signed, expired,
-    ///   wrong host). Off by default; for development servers only.
+    /// - Parameters:
+    ///   - maxRedirects: redirects followed before the load fails (each hop is a new request).
+    ///   - connectTimeout: how long a TCP and TLS connection may take.
+    ///   - allowsInvalidCertificates: accept any TLS certificate (self-signed, expired,
+    ///     wrong host). Off by default; for development servers only.
     public init(maxRedirects: Int = 10, connectTimeout: Duration = .seconds(10), allowsInvalidCertificates: Bool = false) {
         var configuration = HTTPClient.Configuration()
         if allowsInvalidCertificates {

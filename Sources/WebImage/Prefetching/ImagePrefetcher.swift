@@ -40,6 +40,7 @@ public final class ImagePrefetcher: Sendable {
     private let logger = Logger(label: "webimage.prefetcher")
 
     /// - Parameters:
+    ///   - pipeline: the pipeline that loads and caches (its priorities and sharing apply).
     ///   - destination: ``Destination/memoryCache`` (decoded, default) or ``Destination/diskCache`` (bytes only).
     ///   - maxConcurrent: prefetches loading at once; values below 1 mean 1.
     public init(pipeline: ImagePipeline = .shared, destination: Destination = .memoryCache, maxConcurrent: Int = 3) {

@@ -14,10 +14,10 @@ internal import Metrics
 ///   also evicts: a crash leaves the old entry, the new one, or none — and at worst an orphan
 ///   file or a row whose file a power cut left short (a checksum miss), never wrong bytes.
 /// - **Reads** check the bytes' size and checksum; a damaged entry is logged, removed and missed.
-///   A key read lately takes its row from memory (``RecentRows``; a row names a file that never
+///   A key read lately takes its row from memory (`RecentRows`; a row names a file that never
 ///   changes, so a row replaced elsewhere shows as a missing file and is read again).
 /// - **Footprint**: the folder's files — entries, index, WAL, `-shm`, temporary files — stay
-///   within the size limit plus the larger of 1 MiB and 2 % of it (see ``DiskFootprint``).
+///   within the size limit plus the larger of 1 MiB and 2 % of it (see `DiskFootprint`).
 /// - Access times and hit counts are written in batches (every 256 hits or 1 s, before any
 ///   eviction, on ``statistics()`` and ``flush()``).
 ///

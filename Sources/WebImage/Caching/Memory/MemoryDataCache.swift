@@ -16,7 +16,9 @@ public final class MemoryDataCache: DataMemoryCaching {
     public let maxEntryCostFraction: Double
     private let state = Locked(CostLRU<Data>())
 
-    /// - Parameter costLimit: default 20 MB, a fifth of the image cache's default.
+    /// - Parameters:
+    ///   - costLimit: default 20 MB, a fifth of the image cache's default.
+    ///   - maxEntryCostFraction: the largest entry kept, as a fraction of `costLimit` (larger ones are not stored).
     public init(costLimit: Int = 20_000_000, maxEntryCostFraction: Double = 0.1) {
         self.costLimit = costLimit
         self.maxEntryCostFraction = maxEntryCostFraction

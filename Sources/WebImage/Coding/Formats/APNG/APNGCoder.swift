@@ -2,7 +2,7 @@ public import Foundation
 
 /// Animated PNG decoding and encoding; frames decode through libspng.
 ///
-/// Decoding reads the animation chunks (``APNGAnimation``), refuses canvas × frames over
+/// Decoding reads the animation chunks (`APNGAnimation`), refuses canvas × frames over
 /// ``ImageDecodingOptions/maxPixelCount`` before any pixel buffer exists, then decodes each
 /// frame's region with libspng (every colour type and bit depth, palette with `tRNS`, 16-bit
 /// reduced to 8) and composites it with its blend and dispose operations. `num_plays` is the

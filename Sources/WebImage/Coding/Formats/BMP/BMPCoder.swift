@@ -2,7 +2,7 @@ public import Foundation
 
 /// BMP decoding, in Swift.
 ///
-/// Reads every header in use (``BMPHeader``): 1/2/4/8-bit palettes, 16-bit (5-5-5 by default,
+/// Reads every header in use (`BMPHeader`): 1/2/4/8-bit palettes, 16-bit (5-5-5 by default,
 /// any BITFIELDS masks such as 5-6-5), 24-bit, 32-bit (BITFIELDS, alpha when a mask or the
 /// pixels give one), RLE4 and RLE8, rows stored bottom-up (the usual case) or top-down
 /// (negative height). The size comes from the header and is checked against

@@ -2,7 +2,7 @@ public import Foundation
 
 /// A GIF written one frame at a time: the ``AnimatedImageEncoding`` of ``GIFCoder``.
 ///
-/// Each frame is quantized (``GIFPalette``: exact up to 255 colours, else median cut; alpha
+/// Each frame is quantized (`GIFPalette`: exact up to 255 colours, else median cut; alpha
 /// below 128 becomes the transparent index) and written full-canvas with its own palette. A
 /// frame's disposal depends on the frame after it — *background* when that one has transparent
 /// pixels (so the earlier frame does not show through), *none* otherwise; the last frame's

@@ -23,7 +23,7 @@ public import Foundation
 /// decodes in both modes.
 ///
 /// Encoding writes one local palette per frame: exact when a frame has at most 255 colours,
-/// otherwise from ``GIFPalette``'s median cut. Alpha below 128 becomes the transparent index.
+/// otherwise from `GIFPalette`'s median cut. Alpha below 128 becomes the transparent index.
 /// ``GIFAnimationEncoder`` writes frame by frame (this encoder's ``animatedEncoder(as:_:)``).
 ///
 /// ```swift

@@ -5,7 +5,7 @@ public import Foundation
 /// Without a thumbnail size the largest entry is decoded (deepest colour on ties), as
 /// SDWebImage and browsers pick it. With ``ImageDecodingOptions/thumbnailMaxPixelSize`` the
 /// smallest entry at least that large is decoded (the largest when none is), then fitted.
-/// Entries are PNG (decoded by ``PNGCoder``) or bitmaps without a file header (``BMPHeader``,
+/// Entries are PNG (decoded by ``PNGCoder``) or bitmaps without a file header (`BMPHeader`,
 /// height doubled), whose AND mask makes pixels transparent unless 32-bit pixels carry alpha.
 /// Sizes come from each entry's own header, checked against
 /// ``ImageDecodingOptions/maxPixelCount`` before any pixel buffer exists. The entries are
