@@ -172,6 +172,7 @@ def main():
     for flag in ("--mode", "--binary", "--work", "--urls", "--corpus", "--venv"):
         p.add_argument(flag, required=True)
     p.add_argument("--runs", type=int, default=7)
+    p.add_argument("--with-cache", action="store_true", help="webimage with a new disk cache each run, not --no-cache")
     args = parser.parse_args()
     if args.command == "corpus":
         make_corpus(args.dir, args.mode, args.count or (24 if args.mode == "default" else 160))

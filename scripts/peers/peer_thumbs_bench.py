@@ -54,10 +54,17 @@ def commands(args, count):
     py, script = os.path.join(args.venv, "bin", "python"), os.path.join(here, "peer_thumbs.py")
     out = lambda name: os.path.join(args.work, "out", name)  # noqa: E731
     concurrency = "2" if args.mode == "default" else "16"
-    webimage = alt.Command(f"webimage fetch (concurrency {concurrency})", [
-        args.binary, "fetch", "--input", args.urls, "--output", out("webimage"),
-        "--resize", f"{BOX}x{BOX}", "--format", "jpeg", "--concurrency", concurrency, "--no-cache", "--json"],
-        out=out("webimage"))
+    fetch = [args.binary, "fetch", "--input", args.urls, "--output", out("webimage"),
+             "--resize", f"{BOX}x{BOX}", "--format", "jpeg", "--concurrency", concurrency, "--json"]
+    if getattr(args, "with_cache", False):
+        # The default disk cache on, cold: a new cache folder for every run (each original and
+        # each thumbnail variant is stored), as a first bulk run meets it.
+        caches = os.path.join(args.work, "caches")
+        os.makedirs(caches, exist_ok=True)
+        webimage = alt.Command(f"webimage fetch (concurrency {concurrency}, cache on)", [
+            "/bin/sh", "-c", f'exec "$@" --cache-dir "$(mktemp -d -p {caches})"', "sh"] + fetch, out=out("webimage"))
+    else:
+        webimage = alt.Command(f"webimage fetch (concurrency {concurrency})", fetch + ["--no-cache"], out=out("webimage"))
     if args.mode == "default":
         return webimage, [
             (alt.Command("Pillow (2 processes)", [py, script, "pillow", args.urls, out("pillow"), "--processes", "2"],
