@@ -68,6 +68,9 @@ struct FetchCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Decode every image fully and fail the undecodable ones (otherwise only the header is read).")
     var verify = false
 
+    @Flag(name: .long, help: "Write images whose server opted them out with X-Robots-Tag (noai, noimageai, noindex, noimageindex); by default they are skipped and reported as opted-out.")
+    var ignoreOptOut = false
+
     @Flag(name: .long, help: "Never use the network: images not in the cache fail.")
     var cacheOnly = false
 
@@ -177,7 +180,7 @@ struct FetchCommand: AsyncParsableCommand {
             maxBodyMegabytes: maxBodyMb, cacheSizeMegabytes: cacheSizeMb, cacheMaxAge: cacheMaxAge,
             retries: retries, timeout: timeout, memoryBudgetMegabytes: memoryBudgetMb)
         let run = FetchRun(
-            pipeline: pipeline, mode: FetchMode(transform: transform, verify: verify, options: loadingOptions),
+            pipeline: pipeline, mode: FetchMode(transform: transform, verify: verify, options: loadingOptions, honoursOptOut: !ignoreOptOut),
             outputDirectory: outputDir, concurrency: concurrency, perHost: perHost, nameTemplate: name,
             skipExisting: skipExisting, jsonl: jsonl, arguments: urls, input: input, shard: shard.flatMap(Shard.init),
             showProgress: !json && isatty(STDOUT_FILENO) == 1, report: report, inputFormat: resolvedInputFormat,

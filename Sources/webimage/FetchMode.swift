@@ -24,6 +24,19 @@ struct FetchMode: Sendable {
     var transform: OutputTransform?
     var verify: Bool
     var options: ImageLoadingOptions
+    /// Whether `X-Robots-Tag` opt-outs are honoured (``OptOut``; `--ignore-opt-out` turns it off).
+    var honoursOptOut = true
+
+    /// Throws ``OptOut`` when the response opted the image out, after removing what the
+    /// pipeline cached of it (a cache hit has no response to check: nothing opted out is kept).
+    private func checkOptOut(_ response: DataResponse?, _ requests: ImageRequest..., pipeline: ImagePipeline) async throws {
+        guard honoursOptOut, let optOut = OptOut(response) else { return }
+        // The pipeline's cache writes run in the background: wait for them (only now, for an
+        // opted-out image, so that other loads never wait), then remove what they stored.
+        await pipeline.flushPendingStores()
+        for request in requests { await pipeline.removeCachedImage(for: request) }
+        throw optOut
+    }
 
     func fetch(_ request: ImageRequest, pipeline: ImagePipeline) async throws -> FetchedImage {
         if let transform {
@@ -32,6 +45,8 @@ struct FetchMode: Sendable {
             if transform.decodingOptions.firstFrameOnly { imageRequest = imageRequest.options(.decodeFirstFrameOnly) }
             if !transform.processors.isEmpty { imageRequest = imageRequest.processed(by: transform.processors).options(.transformAnimatedImage) }
             let response = try await pipeline.image(for: imageRequest)
+            // The original is cached under its own key beside the processed variant.
+            try await checkOptOut(response.httpResponse, imageRequest, request, pipeline: pipeline)
             let (data, format) = try transform.apply(to: response.image)
             let written = try? pipeline.configuration.coders.readHeader(data)
             return FetchedImage(
@@ -41,6 +56,7 @@ struct FetchMode: Sendable {
         }
         guard verify else {
             let original = try await pipeline.data(for: request)
+            try await checkOptOut(original.httpResponse, request, pipeline: pipeline)
             return FetchedImage(original, nameURL: request.url)
         }
         // The original is stored before it is checked (waiting for the write, so that nothing
@@ -48,6 +64,7 @@ struct FetchMode: Sendable {
         // run without `--verify` would write them as a success.
         let request = request.options(.waitStoreCache)
         let original = try await pipeline.data(for: request)
+        try await checkOptOut(original.httpResponse, request, pipeline: pipeline)
         // The check decodes outside the pipeline's stages, so it takes its room in the
         // pipeline's memory budget itself (no room is no verdict on the bytes: they stay).
         let options = pipeline.configuration.decodingOptions

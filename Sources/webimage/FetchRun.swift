@@ -167,7 +167,7 @@ struct FetchRun: Sendable {
             record.bytes = fetched.data.count
             record.source = fetched.sourceName
         case .failure(let error):
-            record.status = Self.isCancellation(error) ? "cancelled" : "failed"
+            record.status = Self.isCancellation(error) ? "cancelled" : error is OptOut ? "opted-out" : "failed"
             record.error = "\(error)"
         }
         return record

@@ -31,6 +31,8 @@ struct FetchSummary: Codable {
     var invalid = 0
     var skipped = 0
     var duplicates = 0
+    /// Images their server opted out with `X-Robots-Tag` (``OptOut``): not written, not failures.
+    var optedOut = 0
     var cancelled = 0
     var fromMemory = 0
     var fromDisk = 0
@@ -61,6 +63,7 @@ struct FetchSummary: Codable {
         case "skipped": skipped += 1
         case "duplicate": duplicates += 1
         case "cancelled": cancelled += 1
+        case "opted-out": optedOut += 1
         default:
             failed += 1
             if record.status == "invalid" { invalid += 1 }
@@ -77,6 +80,7 @@ struct FetchSummary: Codable {
             ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .file), seconds, imagesPerSecond)
         if skipped > 0 { text += ", \(skipped) skipped (already there)" }
         if duplicates > 0 { text += ", \(duplicates) duplicate lines" }
+        if optedOut > 0 { text += ", \(optedOut) opted out by their server (X-Robots-Tag)" }
         if cancelled > 0 || interrupted { text += ", interrupted (\(cancelled) cancelled)" }
         return text
     }
