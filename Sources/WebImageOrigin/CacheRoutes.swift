@@ -12,7 +12,8 @@ import WebImage
 ///   - `etag=0`: no `ETag` (default: one, which changes when the name is swapped);
 ///   - `lm=1`: a `Last-Modified` (a day later after a swap);
 ///   - `vary=H`: `Vary: H`; when the request's header `H` names a sample, that sample is served
-///     instead (under its own ETag), so each value of `H` gets its own image (`vary=*`: `Vary: *`).
+///     instead (under its own ETag), so each value of `H` gets its own image (`vary=*`: `Vary: *`);
+///   - `delay=MS`: the answer waits MS milliseconds (at most 5,000), so that callers overlap.
 ///
 ///   It answers `304 Not Modified` (with the same caching headers) when `If-None-Match` matches
 ///   the current ETag, or — without `If-None-Match` — when `If-Modified-Since` is not older than
@@ -63,6 +64,7 @@ enum CacheRoutes {
                       since >= lastModified {
                 return Response(status: .notModified, headers: headers)
             }
+            if let delay = query.get("delay", as: Int.self) { try await Task.sleep(for: .milliseconds(min(max(delay, 0), 5_000))) }
             headers[.contentLength] = "\(file.data.count)"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: file.data)))
         }

@@ -44,9 +44,10 @@ extension ImageServer {
         let (original, slot) = try await fetchSource(parameters.url, request: request, peer: peer, timing: &timing)
         let format = FormatNegotiation.outputFormat(parameters.format, preference: preference, source: original.header)
         let etag = Self.etag(source: original.data, key: key, format: format)
+        let caching = ResultCaching(original)
         if Self.matches(request.headers[.ifNoneMatch], etag) {
             slot.release()
-            return notModified(etag: etag, parameters: parameters)
+            return notModified(etag: etag, parameters: parameters, caching: caching)
         }
 
         let renderer = ImageRenderer(
@@ -72,15 +73,18 @@ extension ImageServer {
         let rendered = RenderedImage(
             data: encoded, contentType: format.mimeType, etag: etag,
             expiresAt: Date.now.addingTimeInterval(TimeInterval(configuration.cacheMaxAge)))
-        results.store(rendered, for: key)
-        return imageResponse(rendered, request: request, parameters: parameters, cache: "miss", timing: timing)
+        if caching == .shared { results.store(rendered, for: key) }
+        return imageResponse(rendered, request: request, parameters: parameters, cache: "miss", timing: timing, caching: caching)
     }
 
     private func imageResponse(
-        _ image: RenderedImage, request: Request, parameters: ImageParameters, cache: String, timing: [(String, Duration)]
+        _ image: RenderedImage, request: Request, parameters: ImageParameters, cache: String, timing: [(String, Duration)],
+        caching: ResultCaching = .shared
     ) -> Response {
-        if Self.matches(request.headers[.ifNoneMatch], image.etag) { return notModified(etag: image.etag, parameters: parameters) }
-        var headers = cachingHeaders(etag: image.etag, parameters: parameters)
+        if Self.matches(request.headers[.ifNoneMatch], image.etag) {
+            return notModified(etag: image.etag, parameters: parameters, caching: caching)
+        }
+        var headers = cachingHeaders(etag: image.etag, parameters: parameters, caching: caching)
         headers[.contentType] = image.contentType
         headers[.contentLength] = String(image.data.count)
         headers[HTTPFields.Element.Name("X-Cache")!] = cache
@@ -91,13 +95,13 @@ extension ImageServer {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: image.data)))
     }
 
-    private func notModified(etag: String, parameters: ImageParameters) -> Response {
-        Response(status: .notModified, headers: cachingHeaders(etag: etag, parameters: parameters))
+    private func notModified(etag: String, parameters: ImageParameters, caching: ResultCaching = .shared) -> Response {
+        Response(status: .notModified, headers: cachingHeaders(etag: etag, parameters: parameters, caching: caching))
     }
 
-    private func cachingHeaders(etag: String, parameters: ImageParameters) -> HTTPFields {
+    private func cachingHeaders(etag: String, parameters: ImageParameters, caching: ResultCaching) -> HTTPFields {
         var headers = HTTPFields()
-        headers[.cacheControl] = "public, max-age=\(configuration.cacheMaxAge)"
+        headers[.cacheControl] = caching.cacheControl(maxAge: configuration.cacheMaxAge)
         headers[.eTag] = etag
         if parameters.format == .auto { headers[.vary] = "Accept" }
         return headers

@@ -44,7 +44,7 @@ extension ImageServer {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         headers[.contentLength] = String(body.count)
-        headers[.cacheControl] = "public, max-age=\(configuration.cacheMaxAge)"
+        headers[.cacheControl] = ResultCaching(original).cacheControl(maxAge: configuration.cacheMaxAge)
         metrics.bytesOut.increment(by: body.count)
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }

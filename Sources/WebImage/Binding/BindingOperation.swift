@@ -35,7 +35,7 @@ extension ImagePipeline {
     /// display shows a cached image in the same main-actor turn (no placeholder flash).
     func memoryResponse(for request: ImageRequest) -> ImageResponse? {
         let request = identified(request)
-        guard request.options.readsMemory, let reference = configuration.memoryCache?.reference(forKey: request.imageKey) else { return nil }
+        guard request.options.readsMemory, let reference = configuration.memoryCache?.reference(forKey: memoryImageKey(request)) else { return nil }
         metrics.memoryHits.increment()
         return ImageResponse(reference: reference, data: nil, source: .memory, request: request)
     }

@@ -48,6 +48,11 @@ enum CacheKeyEncoding {
         return escaped + String(identitySeparator) + identity
     }
 
+    /// A memory key for an image of a response that varied: `key`, the variant separator, and
+    /// `vary=` with a fixed-length digest of the names and values (``HTTPVary``) it was for.
+    /// No variant's suffix starts so: processor lists are length-prefixed, options are letters.
+    static func varied(_ key: String, digest: String) -> String { key + String(variantSeparator) + "vary=" + digest }
+
     /// `key` followed by the variant separator and `variant`.
     static func variant(_ key: String, _ variant: String) -> String { key + String(variantSeparator) + variant }
 

@@ -83,6 +83,9 @@ public protocol DataLoading: Sendable {
 public struct DataTransfer: Sendable {
     public var response: DataResponse
     public var body: DataBody
+    /// The headers (names lowercased) the downloader's request modifier added, removed or changed
+    /// on the way out; set by the downloader, empty for what a loader returns.
+    var headersChangedByModifier: Set<String> = []
 
     public init(response: DataResponse, body: DataBody) {
         self.response = response

@@ -15,12 +15,15 @@ extension DownloadOperation {
         if let credentials { fields.append(HTTPField("Authorization", credentials.basicAuthorization)) }
         if configuration.handlesCookies, let cookie = context.cookies.cookieHeader(for: url) { fields.append(HTTPField("Cookie", cookie)) }
         var dataRequest = DataRequest(url: url, headers: fields, timeout: timeout, maxBodySize: maxBodySize)
+        var changed: Set<String> = []
         if let modifier = configuration.requestModifier {
             guard let modified = try await modifier(dataRequest) else { throw AttemptFailure(.requestRefused) }
+            changed = Self.changedNames(dataRequest.headers, modified.headers)
             dataRequest = modified
         }
         context.events.send(.started(url))
         var transfer = try await context.loader.loadData(for: dataRequest)
+        transfer.headersChangedByModifier = changed
         if let modifier = configuration.responseModifier { transfer.response = try await modifier(transfer.response) }
         let response = transfer.response
         context.events.send(.responseReceived(url, response))
@@ -50,7 +53,9 @@ extension DownloadOperation {
         if response.statusCode == 304 {
             // An answer, not a failure: the caller's cached bytes are current.
             if let resume { context.resumables.restore(resume, for: key) }
-            return DownloadResult(data: Data(), response: response)
+            var result = DownloadResult(data: Data(), response: response)
+            result.headersChangedByModifier = transfer.headersChangedByModifier
+            return result
         }
         var body = BodyAccumulator(limit: configuration.maxBodySize, key: key, ticket: ticket, context: context, url: url)
         if response.statusCode == 206, let resume {
@@ -62,7 +67,18 @@ extension DownloadOperation {
             do throws(HTTPHeaderValue.Invalid) { body.expectedTotal = try HTTPHeaderValue.contentLength(response) } catch { throw AttemptFailure(error.downloadError) }
         }
         try checkContentType(response)
-        return try await body.collect(transfer.body, response: response)
+        var result = try await body.collect(transfer.body, response: response)
+        result.headersChangedByModifier = transfer.headersChangedByModifier
+        return result
+    }
+
+    /// The names (lowercased) whose values differ between `before` and `after`.
+    static func changedNames(_ before: [HTTPField], _ after: [HTTPField]) -> Set<String> {
+        func values(_ fields: [HTTPField]) -> [String: [String]] {
+            Dictionary(grouping: fields, by: { $0.name.lowercased() }).mapValues { $0.map(\.value) }
+        }
+        let old = values(before), new = values(after)
+        return Set(old.keys).union(new.keys).filter { old[$0] != new[$0] }
     }
 
     /// The full length of a resumed body, from the `206`'s `Content-Range` (checked: it starts

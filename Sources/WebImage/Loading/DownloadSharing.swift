@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// Decides which downloads are the same request and may share one network transfer.
@@ -53,21 +52,13 @@ public struct DownloadSharing: Sendable {
         let url = request.url.absoluteString
         let headers = ignored.isEmpty ? request.headers : request.headers.filter { !ignored.contains($0.name.lowercased()) }
         guard !headers.isEmpty || request.credentials != nil || request.validators != nil else { return url }
-        var hash = SHA256()
-        func add(_ tag: String, _ value: String) {
-            // Length-prefixed, so that no choice of values can make two different lists collide.
-            for part in [tag, value] {
-                hash.update(data: Data("\(part.utf8.count):".utf8))
-                hash.update(data: Data(part.utf8))
-            }
-        }
-        for field in headers { add("h:" + field.name.lowercased(), field.value) }
-        if let credentials = request.credentials { add("u", credentials.user); add("p", credentials.password) }
+        var digest = FieldDigest()
+        for field in headers { digest.add("h:" + field.name.lowercased(), field.value) }
+        if let credentials = request.credentials { digest.add("u", credentials.user); digest.add("p", credentials.password) }
         if let validators = request.validators {
-            add("etag", validators.etag ?? "-")
-            add("lm", validators.lastModified ?? "-")
+            digest.add("etag", validators.etag ?? "-")
+            digest.add("lm", validators.lastModified ?? "-")
         }
-        let digest = hash.finalize().map { String(format: "%02x", $0) }.joined()
-        return url + " #" + digest
+        return url + " #" + digest.hex()
     }
 }

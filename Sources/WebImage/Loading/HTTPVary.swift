@@ -47,10 +47,12 @@ public enum HTTPVary: Sendable, Equatable {
     /// Whether a request sending `headers` may use an entry stored with `stored` (``CacheMetadata/vary``).
     public static func matches(_ stored: String?, _ headers: [HTTPField]) -> Bool {
         guard let stored else { return true }
+        return values(of: names(in: stored), in: headers) == stored
+    }
+
+    /// The header names a value stored as ``CacheMetadata/vary`` was made of.
+    public static func names(in stored: String) -> [String] {
         // A name is a token: it holds no `:` and no line break, so the names read back exactly.
-        let names = stored.split(separator: "\n", omittingEmptySubsequences: false).map {
-            String($0.prefix { $0 != ":" })
-        }
-        return values(of: names, in: headers) == stored
+        stored.split(separator: "\n", omittingEmptySubsequences: false).map { String($0.prefix { $0 != ":" }) }
     }
 }

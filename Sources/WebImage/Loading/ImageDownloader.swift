@@ -270,6 +270,9 @@ public final class ImageDownloader: Sendable {
 public struct DownloadResult: Sendable {
     public var data: Data
     public var response: DataResponse
+    /// The headers (names lowercased) the request modifier changed on the way out: a `Vary` that
+    /// names one of them cannot be matched by a later look-up, which does not run the modifier.
+    var headersChangedByModifier: Set<String> = []
 
     public init(data: Data, response: DataResponse) {
         self.data = data

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// Which parts of a request say *who* asks, so that a response fetched for one caller is never
@@ -63,14 +62,8 @@ public struct RequestIdentity: Sendable {
         let global = added.headers.filter { isIdentityHeader($0.name) }
         guard !own.isEmpty || !global.isEmpty || request.credentials != nil || added.credentials != nil || added.cookie != nil
         else { return nil }
-        var hash = SHA256()
-        func add(_ tag: String, _ value: String) {
-            // Length-prefixed, so that no choice of values can make two different lists collide.
-            for part in [tag, value] {
-                hash.update(data: Data("\(part.utf8.count):".utf8))
-                hash.update(data: Data(part.utf8))
-            }
-        }
+        var hash = FieldDigest()
+        func add(_ tag: String, _ value: String) { hash.add(tag, value) }
         add("webimage-identity", "1")
         // Sorted: the same headers in another order are the same identity.
         for field in own.map({ ($0.name.lowercased(), $0.value) }).sorted(by: { $0 < $1 }) { add("h:" + field.0, field.1) }
@@ -78,6 +71,6 @@ public struct RequestIdentity: Sendable {
         if let cookie = added.cookie { add("jar-cookie", cookie) }
         for field in global.map({ ($0.name.lowercased(), $0.value) }).sorted(by: { $0 < $1 }) { add("g:" + field.0, field.1) }
         if let credentials = added.credentials { add("gu", credentials.user); add("gp", credentials.password) }
-        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+        return hash.hex()
     }
 }

@@ -29,6 +29,8 @@ public final class ImagePipeline: Sendable {
     let decodeWork: SharedWork<String, DecodedImage, StageEvent>
     let imageWork: SharedWork<String, ImageResponse, StageEvent>
     let pendingStores = PendingStores()
+    /// What each data key's response varied by, for the memory caches' keys.
+    let variedKeys = VariedKeys()
     let counters = PipelineCounters()
     let logger = Logger(label: "webimage.pipeline")
     let metrics = PipelineMetrics()
@@ -64,7 +66,7 @@ public final class ImagePipeline: Sendable {
         // was a measurable part of a caller's cost.
         // A downloader that adds an identity (a jar cookie, global credentials) makes this a
         // request with one: its keys are not the plain URL's.
-        if configuration.downloader.mayAddIdentity { return try await image(for: ImageRequest(url: url)) }
+        if configuration.downloader.mayAddIdentity || variedKeys.isUsed { return try await image(for: ImageRequest(url: url)) }
         let key = url.absoluteString
         if let reference = configuration.memoryCache?.reference(forKey: key) {
             metrics.memoryHits.increment()
@@ -88,7 +90,7 @@ public final class ImagePipeline: Sendable {
     /// - Throws: ``ImagePipelineError``; nothing that fails to load, decode or process is cached.
     public func image(for request: ImageRequest) async throws(ImagePipelineError) -> ImageResponse {
         let request = identified(request)
-        if request.options.readsMemory, let reference = configuration.memoryCache?.reference(forKey: request.imageKey) {
+        if request.options.readsMemory, let reference = configuration.memoryCache?.reference(forKey: memoryImageKey(request)) {
             metrics.memoryHits.increment()
             return ImageResponse(reference: reference, data: nil, source: .memory, request: request)
         }
@@ -136,12 +138,13 @@ public final class ImagePipeline: Sendable {
 
     /// The decoded image for `request` (its image key) in the memory cache, looked up synchronously.
     public func cachedImage(for request: ImageRequest) -> Image? {
-        cachedImage(forKey: identified(request).imageKey)
+        cachedImage(forKey: memoryImageKey(identified(request)))
     }
 
     /// The decoded image for `url` in the memory cache, looked up synchronously.
     public func cachedImage(for url: URL) -> Image? {
-        configuration.downloader.mayAddIdentity ? cachedImage(for: ImageRequest(url: url)) : cachedImage(forKey: url.absoluteString)
+        configuration.downloader.mayAddIdentity || variedKeys.isUsed
+            ? cachedImage(for: ImageRequest(url: url)) : cachedImage(forKey: url.absoluteString)
     }
 
     /// The original bytes for `request` in the disk cache, if any.
@@ -152,8 +155,8 @@ public final class ImagePipeline: Sendable {
     /// Removes `request`'s image (its variant and the original) from every cache.
     public func removeCachedImage(for request: ImageRequest) async {
         let request = identified(request)
-        configuration.memoryCache?[request.imageKey] = nil
-        configuration.memoryDataCache?[request.dataKey] = nil
+        for image in Set([request.imageKey, memoryImageKey(request)]) { configuration.memoryCache?[image] = nil }
+        for data in Set([request.dataKey, memoryKey(request, base: request.dataKey)]) { configuration.memoryDataCache?[data] = nil }
         await configuration.dataCache?.remove(key: request.imageKey)
         await configuration.dataCache?.remove(key: request.dataKey)
     }

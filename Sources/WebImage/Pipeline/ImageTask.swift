@@ -122,7 +122,7 @@ extension ImagePipeline {
     func respond(
         to request: ImageRequest, subscriber: UInt64, latestPriority: @escaping @Sendable () -> RequestPriority, sinks: ImageTask.Sinks
     ) async throws(ImagePipelineError) -> (response: ImageResponse, delivered: Bool) {
-        if request.options.readsMemory, let reference = configuration.memoryCache?.reference(forKey: request.imageKey) {
+        if request.options.readsMemory, let reference = configuration.memoryCache?.reference(forKey: memoryImageKey(request)) {
             metrics.memoryHits.increment()
             return (ImageResponse(reference: reference, data: nil, source: .memory, request: request), false)
         }
@@ -139,7 +139,7 @@ extension ImagePipeline {
     /// The image as the caches have it now (memory, else the disk's bytes decoded), for
     /// ``ImageLoadingOptions/refreshCached``'s first delivery.
     func cachedResponse(for request: ImageRequest) async -> ImageResponse? {
-        if !request.options.contains(.disableMemoryRead), let reference = configuration.memoryCache?.reference(forKey: request.imageKey) {
+        if !request.options.contains(.disableMemoryRead), let reference = configuration.memoryCache?.reference(forKey: memoryImageKey(request)) {
             return ImageResponse(reference: reference, data: nil, source: .memory, request: request)
         }
         guard !request.options.contains(.disableDiskRead) else { return nil }

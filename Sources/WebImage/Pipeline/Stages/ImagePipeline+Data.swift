@@ -3,13 +3,22 @@ import Logging
 import Tracing
 
 extension ImagePipeline {
-    /// The data stage's sharing key: the data key plus what changes how the bytes are found.
+    /// The data stage's sharing key: the data key plus what changes how the bytes are found, and
+    /// the request's own headers. The cache keys leave ordinary headers out (`Vary` decides later
+    /// whether a stored answer fits); callers in flight cannot wait for that, so two requests that
+    /// send different headers (`Accept`, a header a `Vary` names) never join one download.
     func dataJobKey(_ request: ImageRequest) -> String {
         let mask: ImageLoadingOptions = [.refreshCached, .fromCacheOnly, .fromLoaderOnly, .queryMemoryData, .disableDiskRead, .retryFailed]
         let flags = request.options.intersection(mask).rawValue | (request.options.contains(.progressiveLoad) ? 1 << 31 : 0)
-        guard flags != 0 || request.context.downloader != nil else { return request.dataKey }  // the common case: no new string
+        let headers = request.download.headers
+        guard flags != 0 || request.context.downloader != nil || !headers.isEmpty else { return request.dataKey }  // the common case: no new string
         var key = String(flags, radix: 16)
         if let downloader = request.context.downloader { key += "@\(ObjectIdentifier(downloader).hashValue)" }
+        if !headers.isEmpty {
+            var digest = FieldDigest()
+            for field in headers { digest.add("h:" + field.name.lowercased(), field.value) }
+            key += "#" + digest.hex()
+        }
         return key + String(CacheKeyEncoding.flagsSeparator) + request.dataKey
     }
 
@@ -47,16 +56,19 @@ extension ImagePipeline {
     private func fetchOriginal(_ request: ImageRequest, context: DataContext) async throws -> OriginalData {
         let key = request.dataKey, options = request.options
         let now = Date()
-        if !options.contains(.fromLoaderOnly), options.contains(.queryMemoryData), let data = configuration.memoryDataCache?[key] {
-            counters.memoryDataHits.add(1, ordering: .relaxed)
-            metrics.memoryDataHits.increment()
-            return OriginalData(data: data, source: .memory)
+        if !options.contains(.fromLoaderOnly), options.contains(.queryMemoryData), let memory = configuration.memoryDataCache {
+            let names = variedKeys.names(for: key)
+            if let data = memory[memoryKey(request, base: key, names: .some(names))] {
+                counters.memoryDataHits.add(1, ordering: .relaxed)
+                metrics.memoryDataHits.increment()
+                return OriginalData(data: data, source: .memory, varyNames: names)
+            }
         }
         var stale: DataCacheEntry?
         if options.readsDisk, let cache = configuration.dataCache, let entry = await cache.entry(for: key), varies(entry.metadata, like: request) {
             if entry.metadata.isFresh(at: now) && !options.contains(.refreshCached) || options.contains(.fromCacheOnly) {
                 metrics.diskHits.increment()
-                return OriginalData(data: entry.data, source: .disk, metadata: entry.metadata, mayKeepInMemory: entry.metadata.vary == nil)
+                return OriginalData(data: entry.data, source: .disk, metadata: entry.metadata, varyNames: recordVary(entry.metadata, key))
             }
             stale = entry
         }
@@ -86,29 +98,51 @@ extension ImagePipeline {
                 metrics.revalidations.increment()
                 return OriginalData(
                     data: stale.data, source: .disk, httpResponse: result.response, metadata: refreshed, isRevalidated: true,
-                    mayKeepInMemory: refreshed.vary == nil)
+                    varyNames: recordVary(refreshed, key))
             }
             if options.contains(.retryFailed) { failedURLs.forget(key) }
             let policy = configuration.httpCachePolicy, hasIdentity = request.identity != nil
-            let vary = HTTPVary(result.response)  // `Vary: *` is not stored
+            var vary = HTTPVary(result.response)  // `Vary: *` is not stored
+            if case .headers(let names) = vary, !result.headersChangedByModifier.isDisjoint(with: names) {
+                // The request modifier set a header the answer varies by; a look-up does not run the
+                // modifier, so it could not tell which value a stored answer was for: as `Vary: *`.
+                vary = .any
+            }
             var metadata = vary == .any ? nil : policy.metadata(for: result.response, byteCount: result.data.count, now: Date(), requestHasIdentity: hasIdentity)
             if case .headers(let names) = vary { metadata?.vary = HTTPVary.values(of: names, in: downloader.sentHeaders(for: download)) }
             if metadata == nil { await configuration.dataCache?.remove(key: key) }  // no-store: drop what an older response left
             return OriginalData(
                 data: result.data, source: .network, httpResponse: result.response, metadata: metadata,
                 store: metadata.map { DeferredStore(key: key, data: result.data, metadata: $0) },
-                mayKeepInMemory: (!policy.isShared || metadata != nil) && vary == .none)
+                mayKeepInMemory: (!policy.isShared || metadata != nil) && vary != .any, varyNames: recordVary(vary, key))
         } catch {
             if error == .cancelled { throw ImagePipelineError.cancelled }
             if let stale, configuration.httpCachePolicy.staleIfError, !stale.metadata.mustRevalidate, error.isTransient {
                 logger.warning("revalidation failed; serving the stale entry", metadata: ["url": "\(request.url)", "error": "\(error)"])
                 metrics.staleServed.increment()
-                return OriginalData(data: stale.data, source: .disk, metadata: stale.metadata, isStale: true, mayKeepInMemory: stale.metadata.vary == nil)
+                return OriginalData(data: stale.data, source: .disk, metadata: stale.metadata, isStale: true, varyNames: recordVary(stale.metadata, key))
             }
             let failure = ImagePipelineError.loadingFailed(error)
             failedURLs.remember(failure, for: key)
             throw failure
         }
+    }
+
+    /// The names a stored entry varied by, recorded for the memory keys (``VariedKeys``).
+    private func recordVary(_ metadata: CacheMetadata, _ key: String) -> [String]? {
+        let names = metadata.vary.map(HTTPVary.names(in:))
+        variedKeys.record(names, for: key)
+        return names
+    }
+
+    /// The names a response varied by (none for `Vary: *`, which is kept nowhere), recorded.
+    private func recordVary(_ vary: HTTPVary, _ key: String) -> [String]? {
+        guard case .headers(let names) = vary else {
+            if vary == .none { variedKeys.record(nil, for: key) }
+            return nil
+        }
+        variedKeys.record(names, for: key)
+        return names
     }
 
     /// Whether an entry stored with `metadata` may serve `request`: the headers its response's
@@ -124,7 +158,7 @@ extension ImagePipeline {
         guard let store = original.store else { return }
         let policy = request.context.storePolicy
         if policy.original.contains(.memory), !request.options.contains(.disableMemoryWrite), original.mayKeepInMemory {
-            configuration.memoryDataCache?[store.key] = store.data
+            configuration.memoryDataCache?[memoryKey(request, base: store.key, names: .some(original.varyNames))] = store.data
         }
         guard policy.original.contains(.disk), !request.options.contains(.disableDiskWrite),
               let cache = configuration.dataCache, store.claim() else { return }

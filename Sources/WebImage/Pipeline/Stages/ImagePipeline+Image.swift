@@ -72,7 +72,7 @@ extension ImagePipeline {
         let reference = ImageReference(image)
         if image.isDecoded, request.context.storePolicy.final.contains(.memory), !request.options.contains(.disableMemoryWrite),
            decoded.original.mayKeepInMemory {
-            configuration.memoryCache?.insert(reference, forKey: request.imageKey)
+            configuration.memoryCache?.insert(reference, forKey: memoryImageKey(request, names: .some(decoded.original.varyNames)))
         }
         await storeVariant(image, original: decoded.original, request: request)
         let source = decoded.original.source

@@ -64,9 +64,10 @@ extension ImagePipeline {
         metrics.variantDiskHits.increment()
         metrics.diskImages.increment()
         let reference = ImageReference(image)
-        if request.context.storePolicy.final.contains(.memory), !request.options.contains(.disableMemoryWrite),
-           entry.metadata.vary == nil {
-            configuration.memoryCache?.insert(reference, forKey: request.imageKey)
+        if request.context.storePolicy.final.contains(.memory), !request.options.contains(.disableMemoryWrite) {
+            let names = entry.metadata.vary.map(HTTPVary.names(in:))
+            variedKeys.record(names, for: request.dataKey)
+            configuration.memoryCache?.insert(reference, forKey: memoryImageKey(request, names: .some(names)))
         }
         return reference
     }

@@ -24,8 +24,11 @@ struct OriginalData: Sendable {
     /// checked them (a decode, or a header read for a data request); `nil` when nothing to write.
     var store: DeferredStore?
     /// Whether the memory caches may keep these bytes and the images made from them: false for
-    /// what a shared cache must not store (``HTTPCachePolicy/isShared``).
+    /// what a shared cache must not store (``HTTPCachePolicy/isShared``) and for `Vary: *`.
     var mayKeepInMemory = true
+    /// The request headers the response varied by (its `Vary`, `nil` for none): the memory
+    /// caches keep these bytes and their images under the key plus the values this request sent.
+    var varyNames: [String]? = nil
     /// Whether a processed variant may go to disk: only with the original's metadata to carry.
     var mayStoreVariant: Bool { metadata != nil }
 }
