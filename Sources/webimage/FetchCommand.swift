@@ -170,7 +170,7 @@ struct FetchCommand: AsyncParsableCommand {
         let outputDir = URL(fileURLWithPath: output, isDirectory: true)
         try OutputFile.makeDirectory(outputDir)
         try OutputFile.checkWritable(outputDir)
-        if outputFormat == "webdataset" { try WebDatasetWriter.checkNoShards(in: outputDir) }
+        if outputFormat == "webdataset" { try WebDatasetWriter.checkNoShards(in: outputDir, prefix: WebDatasetWriter.prefix(shard: shard.flatMap(Shard.init))) }
         // A file size limit (ulimit -f) makes writes fail with EFBIG instead of killing the process.
         signal(SIGXFSZ, SIG_IGN)
         let transform = try OutputTransform(resize: resize, format: format, process: process, quality: quality, color: color)
@@ -185,7 +185,7 @@ struct FetchCommand: AsyncParsableCommand {
             skipExisting: skipExisting, jsonl: jsonl, arguments: urls, input: input, shard: shard.flatMap(Shard.init),
             showProgress: !json && isatty(STDOUT_FILENO) == 1, report: report, inputFormat: resolvedInputFormat,
             columns: datasetColumns,
-            dataset: outputFormat == "webdataset" ? WebDatasetWriter(directory: outputDir, shardSize: shardSize) : nil)
+            dataset: outputFormat == "webdataset" ? WebDatasetWriter(directory: outputDir, shardSize: shardSize, prefix: WebDatasetWriter.prefix(shard: shard.flatMap(Shard.init))) : nil)
         // Ctrl-C cancels the run (the summary is still printed, exit 130); a second one exits at once.
         let work = Task { try await run.execute() }
         let interrupt = Interrupt.onSIGINT { work.cancel() }

@@ -17,6 +17,9 @@ struct FetchRecord: Codable, Sendable {
     var ms: Double?
     var source: String?
     var error: String?
+    /// Seconds from the start of the run to this outcome (so `report merge` can chart shards
+    /// that ran side by side); absent in records written before it existed.
+    var at: Double?
 }
 
 /// Writes ``FetchRecord``s as JSON lines, each as it comes (so a killed run keeps what it did).

@@ -61,8 +61,10 @@ struct FetchRun: Sendable {
         var summary = FetchSummary()
         let started = ContinuousClock.now
         func note(_ record: FetchRecord, thumbnail: String? = nil) {
+            var record = record
+            record.at = ((ContinuousClock.now - started).secondsValue * 1000).rounded() / 1000
             summary.record(record)
-            sheet?.add(record, thumbnail: thumbnail, at: (ContinuousClock.now - started).secondsValue)
+            sheet?.add(record, thumbnail: thumbnail, at: record.at ?? 0)
             try? writer?.write(record)
             if let total, total > 0 { progress?.activity.currentProgress = Double(summary.lines) / Double(total) }
         }

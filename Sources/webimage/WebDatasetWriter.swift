@@ -28,19 +28,32 @@ actor WebDatasetWriter {
     private var open: [Int: OpenShard] = [:]
     private var closed: Set<Int> = []
 
-    init(directory: URL, shardSize: Int) {
+    /// Starts every shard's name (and default key): empty for a whole list, `K-` for the share
+    /// `fetch --shard K/N` fetches, so that N processes writing into one folder never want one name.
+    let prefix: String
+
+    init(directory: URL, shardSize: Int, prefix: String = "") {
         self.directory = directory
         self.shardSize = shardSize
+        self.prefix = prefix
     }
 
-    /// Refuses, before anything is fetched, a folder that holds shards already (a second run
-    /// would stop at its first shard, after downloading it: shards are never replaced).
-    static func checkNoShards(in directory: URL) throws {
+    /// The prefix of the share `K/N` of a list (`nil`: the whole list).
+    static func prefix(shard: Shard?) -> String { shard.map { "\($0.index + 1)-" } ?? "" }
+
+    /// Refuses, before anything is fetched, a folder that holds shards of this run's names
+    /// already (a second run would stop at its first shard, after downloading it: shards are
+    /// never replaced). Other shares' shards (`--shard`) may be there.
+    static func checkNoShards(in directory: URL, prefix: String = "") throws {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        if let shard = names.sorted().first(where: { $0.hasSuffix(".tar") && !$0.hasPrefix(".") }) {
+        let digitsFollow = { (name: String) in name.dropFirst(prefix.count).first?.isNumber == true }
+        if let shard = names.sorted().first(where: { $0.hasSuffix(".tar") && $0.hasPrefix(prefix) && digitsFollow($0) && !$0.hasPrefix(".") }) {
             throw CLIError("\(directory.path) holds webdataset shards already (\(shard)); write into an empty folder")
         }
     }
+
+    /// Shard `index`'s name, prefix included (no extension).
+    func name(_ index: Int) -> String { prefix + Self.shardName(index) }
 
     static func shardName(_ index: Int) -> String {
         let digits = String(index)
@@ -74,10 +87,10 @@ actor WebDatasetWriter {
     /// Writes one sample into its shard.
     func write(_ sample: DatasetSample) throws -> Placed {
         let index = sample.number / shardSize
-        guard !closed.contains(index) else { throw CLIError("shard \(Self.shardName(index)) is already closed") }
+        guard !closed.contains(index) else { throw CLIError("shard \(name(index)) is already closed") }
         var shard = try open[index] ?? openShard(index)
-        guard !shard.broken else { throw CLIError("\(Self.shardName(index)).tar is not written: an earlier sample's write failed") }
-        var key = sample.fields.key.flatMap(Self.safeKey) ?? Self.defaultKey(sample.number, shardSize: shardSize)
+        guard !shard.broken else { throw CLIError("\(name(index)).tar is not written: an earlier sample's write failed") }
+        var key = sample.fields.key.flatMap(Self.safeKey) ?? prefix + Self.defaultKey(sample.number, shardSize: shardSize)
         // Two samples of one key would read as one: the second gets a suffix.
         if shard.keys.contains(key) {
             var n = 2
@@ -103,7 +116,7 @@ actor WebDatasetWriter {
         }
         open[index] = shard
         if shard.stats.count == shardSize { try close(index) }
-        return Placed(shard: Self.shardName(index) + ".tar", key: key)
+        return Placed(shard: name(index) + ".tar", key: key)
     }
 
     /// Closes every shard still open (the last, or those of an interrupted run).
@@ -116,30 +129,30 @@ actor WebDatasetWriter {
     }
 
     private func openShard(_ index: Int) throws -> OpenShard {
-        let name = Self.shardName(index) + ".tar"
-        return OpenShard(tar: try TarWriter(path: OutputFile.temporaryPath(for: name, in: directory)), stats: DatasetShardStats(shard: Self.shardName(index)))
+        let file = name(index) + ".tar"
+        return OpenShard(tar: try TarWriter(path: OutputFile.temporaryPath(for: file, in: directory)), stats: DatasetShardStats(shard: name(index)))
     }
 
     /// Ends the shard's archive and renames it into place, then writes its stats.
     private func close(_ index: Int) throws {
         guard let shard = open.removeValue(forKey: index) else { return }
         closed.insert(index)
-        let name = Self.shardName(index) + ".tar"
+        let file = name(index) + ".tar"
         guard !shard.broken else {
             unlink(shard.tar.path)
-            throw CLIError("\(name) was not written: a sample's write failed")
+            throw CLIError("\(file) was not written: a sample's write failed")
         }
         do { try shard.tar.finish() } catch {
             unlink(shard.tar.path)
             throw error
         }
-        guard try OutputFile.place(shard.tar.path, in: directory, as: name) else {
+        guard try OutputFile.place(shard.tar.path, in: directory, as: file) else {
             unlink(shard.tar.path)
-            throw CLIError("cannot write \(name): a file has that name (webdataset shards are never replaced)")
+            throw CLIError("cannot write \(file): a file has that name (webdataset shards are never replaced)")
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        let statsName = Self.shardName(index) + "_stats.json"
+        let statsName = name(index) + "_stats.json"
         let staged = try OutputFile.stage(try encoder.encode(shard.stats), in: directory, name: statsName)
         guard try OutputFile.place(staged, in: directory, as: statsName) else {
             OutputFile.discard(staged)
