@@ -45,5 +45,38 @@ extension ServerTests {
                 try await client.shutdown()
             }
         }
+
+        /// Every hop of a redirect is checked against the list in the real process: another host,
+        /// another port, another scheme and the userinfo trick are refused with 403 before any
+        /// connection (the other host, 127.0.0.2, has no server: a followed hop would be a 502).
+        @Test func redirectsOutOfTheListAreRefused() async throws {
+            try await withOrigin { origin in
+                let allowed = "http://127.0.0.1:\(origin.port)/"
+                let serve = try await ServeCommandTests.ServeProcess(
+                    ["--allow-private-networks", "--fetch-timeout", "60", "--allow-source", allowed], environment: ["WEBIMAGE_LOG_LEVEL": "error"])
+                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+                func redirect(to target: String) -> String {
+                    let hop = "http://127.0.0.1:\(origin.port)/redirect-to?location=" + ServerHarness.encode(target)
+                    return "http://127.0.0.1:\(serve.port)/img?w=10&url=" + ServerHarness.encode(hop)
+                }
+                let outside = [
+                    "http://127.0.0.2:\(origin.port)/images/photo.jpg", "http://127.0.0.1:\(serve.port)/health",
+                    "https://127.0.0.1:\(origin.port)/images/photo.jpg", "http://127.0.0.1:\(origin.port)@127.0.0.2:\(origin.port)/images/photo.jpg",
+                    "http://localhost:\(origin.port)/images/photo.jpg",
+                ]
+                for target in outside {
+                    let reply = try await Self.get(redirect(to: target), client: client)
+                    #expect(reply.status == 403, "\(target)")
+                    #expect(String(decoding: reply.body, as: UTF8.self).contains("source_not_allowed"), "\(target)")
+                }
+                let inside = try await Self.get(redirect(to: "http://127.0.0.1:\(origin.port)/images/photo.jpg"), client: client)
+                #expect(inside.status == 200, "a hop inside the list is followed")
+                #expect(try ImageCoderRegistry.default.decode(inside.body).pixelWidth == 10)
+                #expect(origin.requests.filter { $0.path.hasPrefix("/images/") }.count == 1, "only the allowed hop reached an image")
+                kill(serve.process.processIdentifier, SIGTERM)
+                #expect(await serve.waitForExit().0 == 0)
+                try await client.shutdown()
+            }
+        }
     }
 }
