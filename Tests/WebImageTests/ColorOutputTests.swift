@@ -50,6 +50,22 @@ struct ColorOutputTests {
         #expect(patch.g > 200 && patch.r < 60, "\(patch)")
     }
 
+    /// A kept grey profile cannot describe the RGB samples the encoders write (PNG, JPEG and WebP
+    /// call that invalid; Chromium ignores it and showed `gray.png` 52 levels off): such images
+    /// are converted to sRGB and written untagged, as for formats without a profile.
+    @Test func aKeptGreyProfileIsConvertedNotEmbedded() throws {
+        for name in ["gray.png", "gray.jpg"] {
+            let kept = try Self.keptImage(name)
+            #expect(kept.colorProfile?.colorSpace == .gray, "\(name)")
+            for format in [ImageFormat.png, .jpeg, .webp] {
+                let reloaded = try ImageCoderRegistry.default.decode(try ImageCoderRegistry.default.encode(kept, as: format))
+                #expect(reloaded.sourceColorProfile == nil, "\(name) as \(format)")
+                let error = ColorManagementTests.meanError(reloaded, try Self.reference(name))
+                #expect(error <= (format == .png ? 2 : 6), "\(name) as \(format): mean error \(error)")
+            }
+        }
+    }
+
     /// Converted images (the default) are written untagged: sRGB needs no profile.
     @Test func convertedImagesAreWrittenUntagged() throws {
         let converted = try ImageCoderRegistry.default.decode(try ColorManagementTests.load("adobe-rgb.png"))

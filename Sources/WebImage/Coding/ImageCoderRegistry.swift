@@ -65,8 +65,10 @@ public struct ImageCoderRegistry: ImageDecoding, Sendable {
         }
         // A kept colour profile (ColorHandling.keep) travels in the file where the format has a
         // place for it; for the others (GIF, HEIC, BMP) the pixels are converted to sRGB first.
+        // So is a grey profile: the encoders write RGB samples, and a grey profile in an RGB file
+        // is invalid (PNG, JPEG and WebP say so; Chromium ignores it and shows the raw samples).
         guard let profile = image.colorProfile else { return try encoder.encode(image, as: format, quality: quality) }
-        guard [.jpeg, .png, .apng, .webp, .avif].contains(format) else {
+        guard [.jpeg, .png, .apng, .webp, .avif].contains(format), profile.colorSpace == .rgb else {
             var converted = image
             converted.convertToSRGB(from: profile)
             converted.colorProfile = nil
