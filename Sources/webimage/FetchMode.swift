@@ -42,11 +42,13 @@ struct FetchMode: Sendable {
         if let transform {
             var imageRequest = request
             if let side = transform.decodingOptions.thumbnailMaxPixelSize { imageRequest = imageRequest.thumbnail(maxPixelSize: side) }
-            if transform.decodingOptions.firstFrameOnly { imageRequest = imageRequest.options(.decodeFirstFrameOnly) }
+            // An animation kept animated is streamed from the original (below): the pipeline decodes its first frame only.
+            if transform.decodingOptions.firstFrameOnly || transform.streamsAnimations { imageRequest = imageRequest.options(.decodeFirstFrameOnly) }
             if !transform.processors.isEmpty { imageRequest = imageRequest.processed(by: transform.processors).options(.transformAnimatedImage) }
             let response = try await pipeline.image(for: imageRequest)
             // The original is cached under its own key beside the processed variant.
             try await checkOptOut(response.httpResponse, imageRequest, request, pipeline: pipeline)
+            if let streamed = try await streamedAnimation(response, request: request, pipeline: pipeline) { return streamed }
             let (data, format) = try transform.apply(to: response.image)
             let written = try? pipeline.configuration.coders.readHeader(data)
             return FetchedImage(

@@ -62,6 +62,13 @@ struct OutputTransform: Sendable {
         return options
     }
 
+    /// Whether an animated source is written frame by frame (``ImageExport/exportAnimation(_:options:coders:)``):
+    /// the output format keeps animations and has an animated encoder (GIF, WebP, APNG, or the
+    /// source's own format).
+    var streamsAnimations: Bool {
+        !decodingOptions.firstFrameOnly && [nil, .gif, .webp, .apng].contains(export.format)
+    }
+
     /// The decoded image turned upright, fitted in the box and encoded; and the output format.
     func apply(to decoded: Image) throws -> (data: Data, format: ImageFormat) { try export.export(decoded) }
 }

@@ -32,6 +32,37 @@ extension HeavyTests {
             #expect(run.bytes < baseline.bytes + 48 << 20, "peak \(run.bytes >> 20) MB, baseline \(baseline.bytes >> 20) MB")
         }
 
+        /// `fetch --resize --format webp` of an animation past the 50 MP limit (60 frames of 1 MP):
+        /// the pipeline decodes its first frame, the file is transcoded frame by frame, and the
+        /// process stays a few canvases above a small image's fetch (240 MB all at once).
+        @Test func fetchWritesALongAnimationFrameByFrame() async throws {
+            let frames = 60
+            let long = GIFBomb.distinctFrames(width: 1000, height: 1000, frames: frames)
+            let endless = GIFBomb.distinctFrames(width: 1000, height: 1000, frames: 1_100)
+            try await withOrigin(files: ["long.gif": long, "endless.gif": endless, "small.jpg": SampleFiles.standard["small.jpg"]!]) { origin in
+                let directory = temporaryDirectory()
+                defer { try? FileManager.default.removeItem(at: directory) }
+                func fetch(_ name: String, into folder: String) async throws -> (status: Int32, bytes: Int, output: String) {
+                    try await BombMemoryTests.peakMemory([
+                        "fetch", origin.imageURL(name).absoluteString, "--output", directory.appendingPathComponent(folder).path,
+                        "--no-cache", "--resize", "100x100", "--format", "webp"])
+                }
+                let baseline = try await fetch("small.jpg", into: "small")
+                #expect(baseline.status == 0, "\(baseline.output)")
+                let run = try await fetch("long.gif", into: "long")
+                #expect(run.status == 0, "\(run.output)")
+                let file = try #require(try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("long").path).first { $0.hasSuffix(".webp") })
+                let image = try ImageCoderRegistry.default.decode(try Data(contentsOf: directory.appendingPathComponent("long/" + file)))
+                #expect(image.frames.count == frames && image.pixelWidth == 100, "\(image.frames.count) frames, \(image.pixelWidth) wide")
+                #expect(run.bytes < baseline.bytes + 64 << 20, "peak \(run.bytes >> 20) MB, baseline \(baseline.bytes >> 20) MB")
+                // Past the streamed work bound (20 × the limit in frames × canvas): refused with the reason.
+                let refused = try await WebImageCommand.run([
+                    "fetch", origin.imageURL("endless.gif").absoluteString, "--output", directory.appendingPathComponent("e").path,
+                    "--no-cache", "--format", "webp"])
+                #expect(refused.status != 0 && (refused.stdout + refused.stderr).contains("pixel"), "\(refused.stdout) \(refused.stderr)")
+            }
+        }
+
         @Test func serveRendersALongAnimationFrameByFrame() async throws {
             try await withOrigin(files: ["long.gif": Self.long]) { origin in
                 let serve = try await ServerTests.ServeCommandTests.ServeProcess(
