@@ -13,7 +13,7 @@ extension ImageProcessors {
         /// A point in 0–1 coordinates; values outside are taken as the nearest edge.
         case focalPoint(x: Double, y: Double)
 
-        /// imgproxy's short names, as ``init(imgproxyName:)`` reads them.
+        /// imgproxy's short names of the centre and the compass points (`ce`, `no`, `noea`, …).
         public static let compassNames: [String: Gravity] = [
             "ce": .center, "no": .north, "so": .south, "ea": .east, "we": .west,
             "noea": .northEast, "nowe": .northWest, "soea": .southEast, "sowe": .southWest,

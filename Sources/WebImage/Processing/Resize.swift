@@ -10,7 +10,7 @@ extension ImageProcessors {
     /// With `upscale` false (the default) the image is never enlarged: `fit` and `fill` keep a
     /// smaller image at its size (`fill` still crops it to the target's shape if it overflows),
     /// `exact` limits each side to the source's. `gravity` places `fill`'s window (the centre by
-    /// default, see ``Gravity``). Identifier: `resize(256x256,fill,upscale:false)`, with
+    /// default, see ``ImageProcessors/Gravity``). Identifier: `resize(256x256,fill,upscale:false)`, with
     /// `,gravity:no` appended when the gravity is not the centre.
     ///
     /// ```swift

@@ -1,6 +1,6 @@
 extension ImageProcessors {
     /// Sharpens with an unsharp mask: each pixel moves away from its Gaussian-blurred
-    /// neighbourhood (``GaussianBlur`` of standard deviation `sigma`) by the same amount,
+    /// neighbourhood (``ImageProcessors/GaussianBlur`` of standard deviation `sigma`) by the same amount,
     /// `out = 2·p − blur(p)`, clamped (imgproxy's `sharpen`). Runs on premultiplied pixels, the
     /// colour kept within the alpha. Identifier: `sharpen(0.8)`.
     ///

@@ -73,6 +73,10 @@ extension ServerTests {
                 let blurred = try await harness.image("logo.png", [("process", "resize:1000x1000:exact:upscale,blur:3"), ("format", "jpeg")])
                 ServerErrorTests.expectError(blurred, 422, "output_too_large")
                 #expect(blurred.json?["message"]?.contains("memory budget") == true, "\(blurred.json ?? [:])")
+                // sharpen= holds the blurred copy and the blur's own buffer: priced the same way.
+                let sharpened = try await harness.image("logo.png", [("process", "resize:1000x1000:exact:upscale"), ("sharpen", "1"), ("format", "jpeg")])
+                ServerErrorTests.expectError(sharpened, 422, "output_too_large")
+                #expect(sharpened.json?["message"]?.contains("memory budget") == true, "\(sharpened.json ?? [:])")
                 #expect(harness.server.memoryBudget.inUse == 0)
             }
         }

@@ -64,6 +64,20 @@ extension ServerTests {
             }
         }
 
+        @Test func optionsApplyToEveryFrameOfAnAnimation() async throws {
+            let source = try ImageCoderRegistry.default.decode(try #require(G.files["spinner.gif"]))
+            try #require(source.frames.count > 1)
+            try await G.withServe { serve in
+                let padded = try await serve.image("spinner.gif", "padding=2&bg=ff0000&pixelate=2&format=gif")
+                #expect(padded.frames.count == source.frames.count)
+                #expect(padded.pixelWidth == source.pixelWidth + 4 && padded.pixelHeight == source.pixelHeight + 4)
+                #expect(G.rgb(padded, 0, 0) == G.red)
+                // Each frame is trimmed on its own: an even result is served, an uneven one refused, never a 5xx.
+                let trimmed = try await serve.get("spinner.gif", "trim=0&format=gif")
+                #expect(trimmed.status == 200 || trimmed.status == 422, "\(trimmed.status)")
+            }
+        }
+
         @Test func maxBytesLowersTheQualityUntilTheResultFits() async throws {
             try await G.withServe { serve in
                 let full = try await serve.get("photo.jpg", "w=400&format=jpeg&q=95")
