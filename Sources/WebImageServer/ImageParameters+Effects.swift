@@ -100,14 +100,14 @@ extension ImageParameters {
     }
 
     /// Steps before the resize: `trim`, then `process`.
-    var leadingSteps: [any ImageProcessing] {
+    package var leadingSteps: [any ImageProcessing] {
         (trim.map { [ImageProcessors.Trim(threshold: $0)] } ?? []) + processors
     }
 
     /// Steps after the resize, in imgproxy's order: `blur`, `sharpen`, `pixelate`, `extend`,
     /// `padding` (both painted with `bg`, transparent without it), and, when `format` has no
     /// alpha (JPEG) and `bg` is given, the flattening onto `bg`.
-    func finishingSteps(for format: ImageFormat) -> [any ImageProcessing] {
+    package func finishingSteps(for format: ImageFormat) -> [any ImageProcessing] {
         var steps: [any ImageProcessing] = []
         if let blur { steps.append(ImageProcessors.GaussianBlur(radius: blur)) }
         if let sharpen { steps.append(ImageProcessors.Sharpen(sigma: sharpen)) }
