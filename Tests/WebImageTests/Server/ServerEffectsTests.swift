@@ -27,6 +27,11 @@ extension ServerTests {
                 #expect(one.pixelWidth == 1 && one.pixelHeight == 1 && G.rgb(one, 0, 0) == [9, 9, 9])
                 let blank = try await serve.image("clear.png", "trim=255&format=png")
                 #expect(blank.pixelWidth == 20 && blank.pixelHeight == 20)
+                // The same processors as process= steps: the same pixels; a padding priced before any pixel work.
+                let stepped = try await serve.image("bordered.png", "process=trim:10&format=png")
+                #expect(stepped.pixelWidth == 40 && stepped.pixels == box.pixels)
+                let padded = try await serve.get("photo.jpg", "process=padding:65535&format=png")
+                #expect(padded.status == 422 && String(decoding: padded.body, as: UTF8.self).contains("output_too_large"))
                 for bad in ["256", "-1", "1.5", "", "99999999999999999999"] {
                     let refused = try await serve.refusal("bordered.png", "trim=\(bad)", naming: "trim")
                     #expect(refused.status == 400 && refused.code == "bad_parameter" && refused.named, "trim=\(bad)")

@@ -12,6 +12,7 @@ extension ServerTests {
     struct ServerParserFuzzTests {
         static let fragments = [
             "resize:", "crop:", "flip:", "rotate:", "round:", "circle", "blur:", "tint:", "grayscale", "square",
+            "trim:", "sharpen:", "pixelate:", "padding:", "flatten:", "65535",
             ",", ":", "x", "fill", "fit", "exact", "upscale", "h", "v", "-", ".", "e", "E", "+", "0", "1", "9",
             "256", "8192", "65535", "2147483647", "9223372036854775807", "99999999999999999999", "1e300", "-1e300",
             "inf", "nan", "0x10", "ffffff", "ff000080", "%", "%2C", "%3A", "&", "=", "#", "\u{0}", "\u{1F}", "é", "🙂", " ",
