@@ -5,20 +5,24 @@ public import WebImage
 ///
 /// `url` (required, http or https), `w` and `h` (1 … the output limit), `fit` (`inside`, the
 /// default; `cover`; `fill`), `format` (`auto`, the default; `jpeg`, `png`, `webp`, `avif`,
-/// `gif`), `q` (1–100) and `process` (the `fetch --process` grammar). Unknown or repeated
+/// `gif`), `q` (1–100), `process` (the `fetch --process` grammar) and imgproxy's geometry and
+/// effect options (`enlarge`, `dpr`, `gravity`, `extend`, `padding`, `bg`, `trim`, `sharpen`,
+/// `pixelate`, `blur`, `max_bytes`: see `ImageParameters+Effects.swift`). Unknown or repeated
 /// parameters are refused, so that one image has one URL (and one cache entry).
 ///
 /// ```swift
 /// let parameters = try ImageParameters(query: [("url", "https://example.com/a.jpg"), ("w", "256")], maxSide: 8192)
-/// print(parameters.cacheKey(negotiated: "jpeg"))   // "img2;url=25:https://example.com/a.jpg;w=3:256;…"
+/// print(parameters.cacheKey(negotiated: "jpeg"))   // "img3;url=25:https://example.com/a.jpg;w=3:256;…"
 /// ```
 public struct ImageParameters: Sendable {
+    /// How the source is fitted into `w` × `h`; none enlarges it unless `enlarge=1`.
     public enum Fit: String, Sendable, Hashable, CaseIterable {
-        /// Within `w` × `h`, aspect kept, never enlarged.
+        /// Within `w` × `h`, aspect kept.
         case inside
-        /// Covers `w` × `h`, aspect kept, the overflow cropped from the centre.
+        /// Covers `w` × `h`, aspect kept, the overflow cropped where `gravity` says (the centre).
         case cover
-        /// Exactly `w` × `h`, stretched.
+        /// Exactly `w` × `h`, stretched (a smaller source only shrunk on the sides over the box,
+        /// unless `enlarge=1`).
         case fill
     }
 
@@ -38,10 +42,27 @@ public struct ImageParameters: Sendable {
     public var format: Format = .auto
     public var quality: Int?
     public var process: String?
+    /// `enlarge=1`: a source smaller than the box is enlarged (imgproxy's default: not).
+    public var enlarge = false
+    /// `dpr`: multiplies `w`, `h` and `padding` (0 < dpr ≤ ``maxDPR``).
+    public var dpr = 1.0
+    /// `gravity`: where `fit=cover` crops.
+    public var gravity: ImageProcessors.Gravity = .center
+    /// `extend=1`: pads the result to exactly `w` × `h` (× `dpr`).
+    public var extend = false
+    public var padding: Insets?
+    /// `bg`: the colour of `extend` and `padding`, and what a JPEG result is flattened onto.
+    public var background: RGBAColor?
+    public var trim: Int?
+    public var sharpen: Double?
+    public var pixelate: Int?
+    public var blur: Double?
+    /// `max_bytes`: lossy results lose quality until they fit (``maxBytesQualityFloor``).
+    public var maxBytes: Int?
     /// The parsed `process` steps.
     public var processors: [any ImageProcessing] { (try? process.map(ImageProcessorSpec.parse)) ?? [] }
 
-    static let names: Set<String> = ["url", "w", "h", "fit", "format", "q", "process", "s"]
+    static let names: Set<String> = Set(["url", "w", "h", "fit", "format", "q", "process", "s"]).union(effectNames)
 
     /// `url` is normalised (``SourceURL``); a URL with a user name or password is refused.
     public init(query: [(String, String)], maxSide: Int) throws(ImageServerError) {
@@ -76,6 +97,7 @@ public struct ImageParameters: Sendable {
             }
             process = spec
         }
+        try parseEffects(seen, maxSide: maxSide)
     }
 
     /// The query as a dictionary, refusing a name outside `names` or given twice: one resource,
@@ -113,8 +135,9 @@ public struct ImageParameters: Sendable {
     /// keyed by its processors' identifiers, so two spellings of one spec share an entry.
     /// `color`: the server's `ColorHandling` — part of the key when it is not the default, so
     /// results rendered under another setting are never served (a cache folder outlives a restart).
+    /// `img3`: `fit=cover|fill` stopped enlarging by default, so no `img2` entry is served again.
     public func cacheKey(negotiated: String, color: ColorHandling = .convertToSRGB) -> String {
-        var key = KeyEncoding("img2")
+        var key = KeyEncoding("img3")
         key.add("url", source.url.absoluteString)
         key.add("w", width.map(String.init))
         key.add("h", height.map(String.init))
@@ -123,6 +146,7 @@ public struct ImageParameters: Sendable {
         key.add("negotiated", negotiated)
         key.add("q", quality.map(String.init))
         key.add("process", list: process == nil ? nil : processors.map(\.identifier))
+        addEffects(to: &key)
         if color != .convertToSRGB { key.add("color", color.rawValue) }
         return key.text
     }

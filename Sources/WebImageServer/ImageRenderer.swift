@@ -5,7 +5,11 @@ import WebImage
 /// (see ``ImageServer``); throws ``ImageServerError`` only.
 struct ImageRenderer: Sendable {
     var parameters: ImageParameters
+    /// Steps before the resize (``ImageParameters/leadingSteps``: `trim`, `process`).
     var processors: [any ImageProcessing]
+    /// Steps after the resize (``ImageParameters/finishingSteps(for:)``: effects, `extend`,
+    /// `padding`, the flattening onto `bg`).
+    var finishing: [any ImageProcessing] = []
     var outputFormat: ImageFormat
     var quality: Int
     var maxPixels: Int
@@ -35,6 +39,7 @@ struct ImageRenderer: Sendable {
         var steps = processors
         let done = inside.map { decoded.displayedSize == $0 } ?? false
         if let resize = resize, !done { steps.append(resize) }
+        steps += finishing
         var image: Image
         do {
             image = steps.isEmpty ? decoded.oriented() : try decoded.processed(by: steps, animated: animated)
@@ -48,13 +53,7 @@ struct ImageRenderer: Sendable {
         timings.process = clock.now - start
 
         start = clock.now
-        let lossy = outputFormat == .jpeg || outputFormat == .webp || outputFormat == .avif
-        let data: Data
-        do {
-            data = try ImageCoderRegistry.default.encode(image, as: outputFormat, quality: lossy ? Double(quality) / 100 : 1)
-        } catch {
-            throw ImageServerError(status: 422, code: "unprocessable", message: "the image cannot be written as \(outputFormat)")
-        }
+        let data = try encode(image)
         timings.encode = clock.now - start
         return (data, timings)
     }
@@ -82,6 +81,7 @@ struct ImageRenderer: Sendable {
         var steps = processors
         let done = insideTarget(source, header).map { upright == $0 } ?? false
         if let resize, !done { steps.append(resize) }
+        steps += finishing
         let lossy = outputFormat == .webp
         let transcoder = AnimationTranscoder(format: outputFormat, quality: lossy ? Double(quality) / 100 : 1, maxFrames: options.maxFrameCount)
         do {
@@ -119,20 +119,20 @@ struct ImageRenderer: Sendable {
         header.frameCount > 1 && FormatNegotiation.keepsAnimation(outputFormat)
     }
 
-    /// The resize `w`, `h` and `fit` ask for: `inside` never enlarges; `cover` and `fill`
-    /// produce exactly `w` × `h`.
+    /// The resize `w`, `h` (both × `dpr`) and `fit` ask for: none enlarges unless `enlarge=1`;
+    /// then `cover` and `fill` produce exactly `w` × `h`. `cover` crops where `gravity` says.
     var resize: ImageProcessors.Resize? {
-        let width = parameters.width, height = parameters.height
+        let width = parameters.targetWidth, height = parameters.targetHeight, enlarge = parameters.enlarge
         guard width != nil || height != nil else { return nil }
         switch parameters.fit {
-        case .inside: return .init(width: width ?? maxSide, height: height ?? maxSide, mode: .fit, upscale: false)
-        case .cover: return .init(width: width ?? maxSide, height: height ?? maxSide, mode: .fill, upscale: true)
-        case .fill: return .init(width: width ?? maxSide, height: height ?? maxSide, mode: .exact, upscale: true)
+        case .inside: return .init(width: width ?? maxSide, height: height ?? maxSide, mode: .fit, upscale: enlarge)
+        case .cover: return .init(width: width ?? maxSide, height: height ?? maxSide, mode: .fill, upscale: enlarge, gravity: parameters.gravity)
+        case .fill: return .init(width: width ?? maxSide, height: height ?? maxSide, mode: .exact, upscale: enlarge)
         }
     }
 
-    /// With `fit=inside` and no other steps, the output size (upright), when it is smaller
-    /// than the source.
+    /// With `fit=inside` and no steps before the resize, the output size (upright), when it is
+    /// smaller than the source.
     func insideTarget(_ source: Data, _ header: ImageHeader) -> (width: Int, height: Int)? {
         guard processors.isEmpty, parameters.fit == .inside, let resize, header.pixelWidth > 0, header.pixelHeight > 0 else { return nil }
         let orientation = (try? ImageProperties.read(from: source).orientation) ?? .up

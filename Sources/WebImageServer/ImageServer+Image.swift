@@ -51,7 +51,7 @@ extension ImageServer {
         }
 
         let renderer = ImageRenderer(
-            parameters: parameters, processors: processors, outputFormat: format,
+            parameters: parameters, processors: parameters.leadingSteps, finishing: parameters.finishingSteps(for: format), outputFormat: format,
             quality: parameters.quality ?? configuration.defaultQuality,
             maxPixels: configuration.maxSourcePixels, maxSide: configuration.maxOutputSide,
             colorHandling: configuration.colorHandling)

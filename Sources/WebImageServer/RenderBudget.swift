@@ -8,8 +8,9 @@ import WebImage
 /// The price follows the render as ``ImageRenderer`` will run it: the frames kept (an animation
 /// kept as one, at most ``maxAnimationFrames`` of them: later frames are dropped, as imgproxy's
 /// `MAX_ANIMATION_FRAMES` does), every step's size from ``ImageProcessing/outputSize(width:height:)``
-/// (in either orientation, since EXIF may turn the picture first), and the final fit into the
-/// output side. Two limits hold:
+/// (in either orientation, since EXIF may turn the picture first) — `trim` and `process`, the
+/// resize (`w`, `h` × `dpr`, `enlarge`), then the effects, `extend` and `padding`, so the limit
+/// holds the final, padded size — and the final fit into the output side. Two limits hold:
 /// - the result's pixels × its frames ≤ ``maxOutputPixels`` — an enlargement is allowed only
 ///   inside it (a 4 KB GIF of 20 frames asked at 7000 × 7000 would hold 980 MP);
 /// - every intermediate of one frame ≤ ``maxOutputPixels`` (a rotation that grows the canvas,
@@ -65,6 +66,7 @@ struct RenderBudget: Sendable {
         let frames = renderer.keepsAnimation(header) ? min(max(header.frameCount, 1), maxAnimationFrames) : 1
         var steps = processors
         if let resize = renderer.resize { steps.append(resize) }
+        steps += renderer.finishing
         var output = 0, peak = 0, stepBytes = 0
         // The picture as decoded and as turned upright: whichever costs more.
         for (width, height) in [(header.pixelWidth, header.pixelHeight), (header.pixelHeight, header.pixelWidth)] {
@@ -103,7 +105,11 @@ struct RenderBudget: Sendable {
         } else {
             held = [MemoryBudget.bytes(toDecode: header, options: decoding), Self.times(total, 4)]
         }
-        let bytes = Self.sum(held + [stepBytes, Self.times(output, Self.encodingBytesPerPixel(renderer.outputFormat))])
+        // `max_bytes` encodes again (one at a time, at most ``ImageParameters/maxBytesEncodes``),
+        // holding the best file so far beside the one being written: one more file, at most the
+        // result's 4 bytes a pixel.
+        let rewrites = renderer.parameters.maxBytes != nil && renderer.isLossy ? Self.times(output, 4) : 0
+        let bytes = Self.sum(held + [stepBytes, rewrites, Self.times(output, Self.encodingBytesPerPixel(renderer.outputFormat))])
         return Price(frames: frames, bytes: bytes, decoding: decoding)
     }
 

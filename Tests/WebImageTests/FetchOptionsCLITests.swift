@@ -28,7 +28,7 @@ struct FetchOptionsCLITests {
             let centre = written.pixel(x: 100, y: 50)
             #expect(centre.r == centre.g && centre.g == centre.b)  // grey
 
-            for bad in ["resize:0x10", "sharpen:3", "rotate:abc", "round:12,resize:"] {
+            for bad in ["resize:0x10", "emboss:3", "rotate:abc", "round:12,resize:"] {
                 let (refused, _) = try await fetch([url, "--output", output.path, "--cache-dir", cache.path, "--process", bad])
                 #expect(refused.status == 64, "\(bad): \(refused.status)")
                 #expect(refused.stderr.contains("--process"), "\(bad): \(refused.stderr)")

@@ -22,6 +22,9 @@ struct ProcessingSpecTests {
         ("tint:ff000080", "tint(ff000080)"),
         ("round:12:2:000000", "round(12,border:2,000000ff)"),
         (" resize:10x10 , circle ", "resize(10x10,fit,upscale:false),circle"),
+        ("trim:10,sharpen:1.5,pixelate:8", "trim(10),sharpen(1.5),pixelate(8)"),
+        ("padding:4", "padding(4,4,4,4,00000000)"),
+        ("padding:1,2,3,4:ffffff,flatten:000000", "padding(1,2,3,4,ffffffff),flatten(000000)"),
     ])
     func parses(spec: String, identifiers: String) throws {
         let processors = try ImageProcessorSpec.parse(spec)
@@ -32,7 +35,7 @@ struct ProcessingSpecTests {
         ("resize:256", "resize:256"),
         ("resize:0x10", "resize:0x10"),
         ("resize:10x10:stretch", "resize:10x10:stretch"),
-        ("round:12,sharpen:3", "sharpen:3"),
+        ("round:12,emboss:3", "emboss:3"),
         ("blur", "blur"),
         ("blur:much", "blur:much"),
         ("blur:-2", "blur:-2"),
@@ -48,6 +51,9 @@ struct ProcessingSpecTests {
         ("resize:10x10,,blur:1", "resize:10x10,"),
         ("", ""),
         ("zoom:2,circle", "zoom:2"),
+        ("trim:256", "trim:256"), ("trim:-1", "trim:-1"), ("pixelate:0", "pixelate:0"), ("pixelate:99999999999999999999", "pixelate:99999999999999999999"),
+        ("sharpen:nan", "sharpen:nan"), ("sharpen:101", "sharpen:101"), ("padding:1,2,3", "padding:1,2,3"),
+        ("padding:65536", "padding:65536"), ("padding:-1", "padding:-1"), ("padding:1:red", "padding:1:red"), ("flatten", "flatten"),
     ])
     func rejectsNamingTheBadPart(spec: String, part: String) {
         do {

@@ -15,6 +15,12 @@
 /// blur:SIGMA                                 blur:2
 /// tint:COLOR                                 tint:ff000080
 /// grayscale
+/// trim:THRESHOLD                             trim:10 (0–255: the border's colour is the top-left pixel's)
+/// sharpen:SIGMA                              sharpen:1.5 (0–100, an unsharp mask)
+/// pixelate:SIZE                              pixelate:8 (1–65535)
+/// padding:ALL|T,R,B,L[:COLOR]                padding:8, padding:4,8,4,8:ffffff (0–65535 each;
+///                                            transparent unless COLOR is given)
+/// flatten:COLOR                              flatten:ffffff (onto an opaque colour)
 /// COLOR   = RRGGBB | RRGGBBAA (hexadecimal, alpha defaults to ff)
 /// ```
 /// Commas separate steps, and also the numbers of `crop:X,Y,W,H`: a comma starts a new step only
@@ -29,7 +35,9 @@
 /// ```
 public enum ImageProcessorSpec {
     /// The processor names a step may start with.
-    public static let names = ["resize", "crop", "flip", "rotate", "round", "circle", "blur", "tint", "grayscale"]
+    public static let names = [
+        "resize", "crop", "flip", "rotate", "round", "circle", "blur", "tint", "grayscale", "trim", "sharpen", "pixelate", "padding", "flatten",
+    ]
 
     /// The processors `spec` describes, in order.
     public static func parse(_ spec: String) throws(ImageProcessingError) -> [any ImageProcessing] {
@@ -120,6 +128,31 @@ public enum ImageProcessorSpec {
         case "grayscale":
             try expect(0...0, "grayscale without arguments")
             return .grayscale()
+        case "trim":
+            try expect(1...1, "trim:THRESHOLD")
+            guard let threshold = Int(arguments[0]), (0...255).contains(threshold) else { throw fail("the threshold must be a whole number from 0 to 255") }
+            return .trim(threshold: threshold)
+        case "sharpen":
+            try expect(1...1, "sharpen:SIGMA")
+            let sigma = try number(arguments[0], "the sigma")
+            guard sigma >= 0, sigma <= 100 else { throw fail("the sigma must be between 0 and 100") }
+            return .sharpen(sigma: sigma)
+        case "pixelate":
+            try expect(1...1, "pixelate:SIZE")
+            guard let size = Int(arguments[0]), (1...65_535).contains(size) else { throw fail("the size must be a whole number from 1 to 65535") }
+            return .pixelate(size: size)
+        case "padding":
+            try expect(1...2, "padding:ALL or padding:TOP,RIGHT,BOTTOM,LEFT, then :COLOR if wanted")
+            let sides = arguments[0].split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
+            guard sides.count == 1 || sides.count == 4, sides.allSatisfy({ $0.map { (0...65_535).contains($0) } ?? false }) else {
+                throw fail("expected one or four whole numbers from 0 to 65535")
+            }
+            let s = sides.map { $0! }, background = arguments.count > 1 ? try color(arguments[1]) : .clear
+            return s.count == 1 ? .padding(top: s[0], right: s[0], bottom: s[0], left: s[0], background: background)
+                : .padding(top: s[0], right: s[1], bottom: s[2], left: s[3], background: background)
+        case "flatten":
+            try expect(1...1, "flatten:COLOR")
+            return .flatten(try color(arguments[0]))
         default:
             throw fail("unknown processor; expected one of \(names.joined(separator: ", "))")
         }

@@ -51,7 +51,7 @@ extension ImageProcessing {
 /// shortest decimal that reads back as the same `Double` (`2.5`, `0.333`, `1.0004`). Exact, not
 /// rounded: two values that render differently must never share an identifier, because the
 /// identifier is the cache key of the result (`blur:1.0001` and `blur:1.0004` once shared one).
-func identifierNumber(_ value: Double) -> String {
+package func identifierNumber(_ value: Double) -> String {
     if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
     return value.description
 }

@@ -9,7 +9,9 @@ extension ImageProcessors {
     ///
     /// With `upscale` false (the default) the image is never enlarged: `fit` and `fill` keep a
     /// smaller image at its size (`fill` still crops it to the target's shape if it overflows),
-    /// `exact` limits each side to the source's. Identifier: `resize(256x256,fill,upscale:false)`.
+    /// `exact` limits each side to the source's. `gravity` places `fill`'s window (the centre by
+    /// default, see ``ImageProcessors/Gravity``). Identifier: `resize(256x256,fill,upscale:false)`, with
+    /// `,gravity:no` appended when the gravity is not the centre.
     ///
     /// ```swift
     /// let thumbnail = try image.processed(by: [.resize(width: 256, height: 256)])
@@ -24,15 +26,21 @@ extension ImageProcessors {
         public var height: Int
         public var mode: Mode
         public var upscale: Bool
+        /// Where `fill` keeps its window; the other modes keep the whole image.
+        public var gravity: Gravity
 
-        public init(width: Int, height: Int, mode: Mode = .fit, upscale: Bool = false) {
+        public init(width: Int, height: Int, mode: Mode = .fit, upscale: Bool = false, gravity: Gravity = .center) {
             self.width = width
             self.height = height
             self.mode = mode
             self.upscale = upscale
+            self.gravity = gravity
         }
 
-        public var identifier: String { "resize(\(width)x\(height),\(mode.rawValue),upscale:\(upscale))" }
+        public var identifier: String {
+            let placed = mode == .fill && gravity != .center ? ",gravity:\(gravity.identifier)" : ""
+            return "resize(\(width)x\(height),\(mode.rawValue),upscale:\(upscale)\(placed))"
+        }
 
         public func process(_ image: Image) throws(ImageProcessingError) -> Image {
             try checkInput(image)
@@ -55,7 +63,7 @@ extension ImageProcessors {
             return (plan.width, plan.height)
         }
 
-        /// The output size and, for `fill`, the centred part of the source that is kept.
+        /// The output size and, for `fill`, the part of the source that is kept (placed by `gravity`).
         package func plan(sourceWidth w: Int, sourceHeight h: Int) -> (width: Int, height: Int, crop: (x: Int, y: Int, width: Int, height: Int)?) {
             let sx = Double(width) / Double(w), sy = Double(height) / Double(h)
             func scaled(_ side: Int, _ factor: Double) -> Int {
@@ -71,8 +79,9 @@ extension ImageProcessors {
                 let outW = min(width, scaled(w, factor)), outH = min(height, scaled(h, factor))
                 let keepW = min(w, max(1, Int((Double(outW) / factor).rounded())))
                 let keepH = min(h, max(1, Int((Double(outH) / factor).rounded())))
-                let crop = keepW == w && keepH == h ? nil : ((w - keepW) / 2, (h - keepH) / 2, keepW, keepH)
-                return (outW, outH, crop)
+                guard keepW != w || keepH != h else { return (outW, outH, nil) }
+                let origin = gravity.origin(keep: (keepW, keepH), total: (w, h))
+                return (outW, outH, (origin.x, origin.y, keepW, keepH))
             case .exact:
                 return upscale ? (width, height, nil) : (min(width, w), min(height, h), nil)
             }
@@ -81,12 +90,17 @@ extension ImageProcessors {
 }
 
 extension ImageProcessing where Self == ImageProcessors.Resize {
-    /// Scales to `width × height` pixels as `mode` says, enlarging only when `upscale` is true.
+    /// Scales to `width × height` pixels as `mode` says, enlarging only when `upscale` is true;
+    /// `fill` keeps the window `gravity` places.
     ///
     /// ```swift
     /// let avatar = try image.processed(by: [.resize(width: 96, height: 96, mode: .fill)])
+    /// let banner = try image.processed(by: [.resize(width: 1200, height: 300, mode: .fill, gravity: .north)])
     /// ```
-    public static func resize(width: Int, height: Int, mode: ImageProcessors.Resize.Mode = .fit, upscale: Bool = false) -> Self {
-        .init(width: width, height: height, mode: mode, upscale: upscale)
+    public static func resize(
+        width: Int, height: Int, mode: ImageProcessors.Resize.Mode = .fit, upscale: Bool = false,
+        gravity: ImageProcessors.Gravity = .center
+    ) -> Self {
+        .init(width: width, height: height, mode: mode, upscale: upscale, gravity: gravity)
     }
 }

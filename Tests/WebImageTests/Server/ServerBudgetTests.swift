@@ -21,19 +21,19 @@ extension ServerTests {
                 #expect(Self.files["frames.gif"]!.count < 4096)
                 // 7000 × 7000 × 20 frames = 980 MP, over the default 50 MP.
                 let clock = ContinuousClock(), start = clock.now
-                let reply = try await harness.image("frames.gif", [("w", "7000"), ("h", "7000"), ("fit", "fill"), ("format", "gif")])
+                let reply = try await harness.image("frames.gif", [("w", "7000"), ("h", "7000"), ("fit", "fill"), ("enlarge", "1"), ("format", "gif")])
                 ServerErrorTests.expectError(reply, 422, "output_too_large")
                 #expect(reply.json?["message"]?.contains("20 frames") == true, "\(reply.json ?? [:])")
                 #expect(clock.now - start < .seconds(5), "refused from the header, not after rendering")
                 // Inside the budget the same source is enlarged as asked: 1500 × 1500 × 20 = 45 MP.
-                let fits = try await harness.image("frames.gif", [("w", "300"), ("h", "300"), ("fit", "fill"), ("format", "gif")])
+                let fits = try await harness.image("frames.gif", [("w", "300"), ("h", "300"), ("fit", "fill"), ("enlarge", "1"), ("format", "gif")])
                 #expect(fits.status == 200)
                 let image = try ImageCoderRegistry.default.decode(fits.body)
                 #expect(image.pixelWidth == 300 && image.frames.count == 20)
                 // A still output is one frame: 20 frames of 2000 × 2000 are over, one is not.
-                let animated = try await harness.image("frames.gif", [("w", "2000"), ("h", "2000"), ("fit", "fill"), ("format", "gif")])
+                let animated = try await harness.image("frames.gif", [("w", "2000"), ("h", "2000"), ("fit", "fill"), ("enlarge", "1"), ("format", "gif")])
                 ServerErrorTests.expectError(animated, 422, "output_too_large")
-                let still = try await harness.image("frames.gif", [("w", "2000"), ("h", "2000"), ("fit", "fill"), ("format", "png")])
+                let still = try await harness.image("frames.gif", [("w", "2000"), ("h", "2000"), ("fit", "fill"), ("enlarge", "1"), ("format", "png")])
                 #expect(still.status == 200, "\(String(decoding: still.body.prefix(200), as: UTF8.self))")
             }
         }
@@ -54,7 +54,7 @@ extension ServerTests {
         @Test func aRenderPricedOverTheWholeMemoryBudgetIsRefused() async throws {
             try await withImageServer(files: Self.files, { $0.memoryBudgetBytes = 1 << 20 }) { harness in
                 // 2000 × 2000 as PNG: the result alone is 16 MB, more than the 1 MB budget.
-                let big = try await harness.image("logo.png", [("w", "2000"), ("h", "2000"), ("fit", "fill"), ("format", "png")])
+                let big = try await harness.image("logo.png", [("w", "2000"), ("h", "2000"), ("fit", "fill"), ("enlarge", "1"), ("format", "png")])
                 ServerErrorTests.expectError(big, 422, "output_too_large")
                 #expect(big.json?["message"]?.contains("memory budget") == true)
                 #expect(try await harness.image("logo.png", [("w", "16"), ("format", "png")]).status == 200)
@@ -73,6 +73,10 @@ extension ServerTests {
                 let blurred = try await harness.image("logo.png", [("process", "resize:1000x1000:exact:upscale,blur:3"), ("format", "jpeg")])
                 ServerErrorTests.expectError(blurred, 422, "output_too_large")
                 #expect(blurred.json?["message"]?.contains("memory budget") == true, "\(blurred.json ?? [:])")
+                // sharpen= holds the blurred copy and the blur's own buffer: priced the same way.
+                let sharpened = try await harness.image("logo.png", [("process", "resize:1000x1000:exact:upscale"), ("sharpen", "1"), ("format", "jpeg")])
+                ServerErrorTests.expectError(sharpened, 422, "output_too_large")
+                #expect(sharpened.json?["message"]?.contains("memory budget") == true, "\(sharpened.json ?? [:])")
                 #expect(harness.server.memoryBudget.inUse == 0)
             }
         }
@@ -113,7 +117,7 @@ extension ServerTests {
                 let base = "http://127.0.0.1:\(serve.port)"
                 func source(_ name: String) -> String { ServerHarness.encode(origin.imageURL(name).absoluteString) }
                 for name in ["tall-10k.png", "tall-100k.png"] {
-                    let (status, body) = try await ServeCommandTests.get("\(base)/img?url=\(source(name))&w=8192&h=1&fit=fill&format=png", client: client)
+                    let (status, body) = try await ServeCommandTests.get("\(base)/img?url=\(source(name))&w=8192&h=1&fit=fill&enlarge=1&format=png", client: client)
                     #expect(status == 200, "\(name): \(String(decoding: body.prefix(200), as: UTF8.self))")
                 }
                 let pid = serve.process.processIdentifier

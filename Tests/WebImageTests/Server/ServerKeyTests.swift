@@ -15,6 +15,10 @@ extension ServerTests {
         static let forgeries: [(name: String, value: String, base: [(String, String)])] = [
             ("w", "4", []), ("h", "4", []), ("fit", "fill", [("w", "12"), ("h", "4")]), ("format", "png", []),
             ("q", "5", [("format", "jpeg")]), ("process", "grayscale", [("format", "png")]),
+            ("enlarge", "1", [("w", "1200")]), ("dpr", "2", [("w", "10")]),
+            ("gravity", "no", [("w", "100"), ("h", "10"), ("fit", "cover")]), ("extend", "1", [("w", "20"), ("h", "10")]),
+            ("padding", "3", [("w", "10")]), ("bg", "ff0000", [("w", "10"), ("padding", "2")]), ("sharpen", "2", [("w", "10")]),
+            ("pixelate", "4", [("w", "10")]), ("blur", "2", [("w", "10")]), ("max_bytes", "300", [("w", "100"), ("format", "jpeg")]),
         ]
 
         @Test func eachParameterSmuggledInTheURLGetsItsOwnKeyETagAndRender() async throws {
@@ -45,6 +49,15 @@ extension ServerTests {
                 let real = try key([("url", source)] + base + [(name, value)])
                 #expect(forged != real, "\(name)")
             }
+            // trim (whose result depends on the picture) and values that differ only in spelling.
+            #expect(try key([("url", source + "&trim=10")]) != key([("url", source), ("trim", "10")]))
+            #expect(try key([("url", source), ("dpr", "2")]) == key([("url", source), ("dpr", "2.0")]))
+            #expect(try key([("url", source), ("padding", "3")]) == key([("url", source), ("padding", "3,3,3,3")]))
+            #expect(try key([("url", source), ("bg", "FF0000")]) == key([("url", source), ("bg", "ff0000ff")]))
+            #expect(try key([("url", source), ("padding", "1,2,3,4")]) != key([("url", source), ("padding", "4,3,2,1")]))
+            #expect(try key([("url", source), ("w", "10"), ("h", "10"), ("fit", "cover"), ("gravity", "fp:0.1:0.2")])
+                != key([("url", source), ("w", "10"), ("h", "10"), ("fit", "cover"), ("gravity", "fp:0.2:0.1")]))
+            #expect(try key([("url", source), ("blur", "2")]) != key([("url", source), ("process", "blur:2")]))
             // A value that imitates the encoding itself.
             #expect(try key([("url", source + ";w=1:4;")]) != key([("url", source), ("w", "4")]))
             #expect(try key([("url", source + "%3Bw%3D1%3A4%3B")]) != key([("url", source), ("w", "4")]))

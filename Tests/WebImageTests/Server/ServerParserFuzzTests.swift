@@ -12,15 +12,20 @@ extension ServerTests {
     struct ServerParserFuzzTests {
         static let fragments = [
             "resize:", "crop:", "flip:", "rotate:", "round:", "circle", "blur:", "tint:", "grayscale", "square",
+            "trim:", "sharpen:", "pixelate:", "padding:", "flatten:", "65535",
             ",", ":", "x", "fill", "fit", "exact", "upscale", "h", "v", "-", ".", "e", "E", "+", "0", "1", "9",
             "256", "8192", "65535", "2147483647", "9223372036854775807", "99999999999999999999", "1e300", "-1e300",
             "inf", "nan", "0x10", "ffffff", "ff000080", "%", "%2C", "%3A", "&", "=", "#", "\u{0}", "\u{1F}", "é", "🙂", " ",
         ]
-        static let names = ["url", "w", "h", "fit", "format", "q", "process", "s", "W", "url ", "", "x"]
+        static let names = [
+            "url", "w", "h", "fit", "format", "q", "process", "s", "W", "url ", "", "x",
+            "enlarge", "dpr", "gravity", "extend", "padding", "bg", "trim", "sharpen", "pixelate", "blur", "max_bytes",
+        ]
         static let values = [
             "http://127.0.0.1/a.png", "https://example.com/a.jpg?x=1&w=4", "http://u:p@127.0.0.1/a.png", "ftp://x/y",
             "http://[::1]:80/a", "http://127.0.0.1:99999/a", "http://%00/", "HTTP://EXAMPLE.COM./A%2Fb", "", "0", "-1",
             "1", "8192", "8193", "9223372036854775807", "1e300", "inside", "cover", "fill", "auto", "jpeg", "avif", "gif", "100", "101",
+            "true", "2.5", "8", "noea", "sm", "fp:0.5:0.25", "fp:1:1e-300", "1,2,3,4", "8192,8192,8192,8192", "ff0000", "00000000", "255",
         ]
 
         static func mutated(_ generator: inout SplitMix, from pool: [String], parts: ClosedRange<Int>) -> String {
@@ -77,7 +82,10 @@ extension ServerTests {
                             problems.append("\(query): the key is not one stable value")
                         }
                         // What the parser accepted is priced (each step's size) without trapping either.
-                        for processor in parameters.processors { _ = processor.outputSize(width: 8192, height: 8192) }
+                        for processor in parameters.leadingSteps + parameters.finishingSteps(for: .jpeg) {
+                            _ = processor.outputSize(width: 8192, height: 8192)
+                            _ = processor.workingBytes(width: 8192, height: .max)
+                        }
                     } catch {
                         if !(400..<500).contains(error.status) { problems.append("\(query): \(error)") }
                     }

@@ -1,0 +1,53 @@
+extension ImageProcessors {
+    /// Where a crop window sits inside a larger picture: the centre, one of the eight compass
+    /// points, or a focal point in 0–1 coordinates of the picture (`(0, 0)` is the top left),
+    /// which the window is centred on as far as the picture's edges allow. imgproxy's `gravity`
+    /// (`ce`, `no`, `so`, `ea`, `we`, `noea`, `nowe`, `soea`, `sowe`, `fp:X:Y`).
+    ///
+    /// ```swift
+    /// let top = try image.processed(by: [.resize(width: 400, height: 100, mode: .fill, gravity: .north)])
+    /// let face = try image.processed(by: [.resize(width: 256, height: 256, mode: .fill, gravity: .focalPoint(x: 0.3, y: 0.25))])
+    /// ```
+    public enum Gravity: Sendable, Hashable {
+        case center, north, south, east, west, northEast, northWest, southEast, southWest
+        /// A point in 0–1 coordinates; values outside are taken as the nearest edge.
+        case focalPoint(x: Double, y: Double)
+
+        /// imgproxy's short names of the centre and the compass points (`ce`, `no`, `noea`, …).
+        public static let compassNames: [String: Gravity] = [
+            "ce": .center, "no": .north, "so": .south, "ea": .east, "we": .west,
+            "noea": .northEast, "nowe": .northWest, "soea": .southEast, "sowe": .southWest,
+        ]
+
+        /// A stable name for identifiers and cache keys (`ce`, `noea`, `fp:0.3:0.25`).
+        public var identifier: String {
+            switch self {
+            case let .focalPoint(x, y): "fp:\(identifierNumber(x)):\(identifierNumber(y))"
+            default: Self.compassNames.first { $0.value == self }!.key
+            }
+        }
+
+        /// The top left corner of a `keep` window within a `total` picture, inside it.
+        func origin(keep: (width: Int, height: Int), total: (width: Int, height: Int)) -> (x: Int, y: Int) {
+            let free = (x: max(total.width - keep.width, 0), y: max(total.height - keep.height, 0))
+            func place(_ side: Int, _ free: Int, start: Bool, end: Bool, focus: Double?) -> Int {
+                if let focus {
+                    let f = focus.isNaN ? 0.5 : min(max(focus, 0), 1)
+                    let wanted = (f * Double(side + free) - Double(side) / 2).rounded()
+                    return Int(min(max(wanted, 0), Double(free)))
+                }
+                return start ? 0 : end ? free : free / 2
+            }
+            switch self {
+            case let .focalPoint(fx, fy):
+                return (place(keep.width, free.x, start: false, end: false, focus: fx),
+                        place(keep.height, free.y, start: false, end: false, focus: fy))
+            default:
+                let west = [Gravity.west, .northWest, .southWest].contains(self), east = [Gravity.east, .northEast, .southEast].contains(self)
+                let north = [Gravity.north, .northEast, .northWest].contains(self), south = [Gravity.south, .southEast, .southWest].contains(self)
+                return (place(keep.width, free.x, start: west, end: east, focus: nil),
+                        place(keep.height, free.y, start: north, end: south, focus: nil))
+            }
+        }
+    }
+}
