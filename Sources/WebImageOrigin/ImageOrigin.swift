@@ -26,6 +26,7 @@ public final class ImageOrigin: Sendable {
     public let scheme: String
     private let log: RequestLog
     private let files: FileStore
+    private let robots: RobotsSetting
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
 
@@ -34,7 +35,8 @@ public final class ImageOrigin: Sendable {
     public static func start(files: [String: Data], tls: (certificate: Data, key: Data)? = nil, logger: Logger? = nil) async throws -> ImageOrigin {
         let log = RequestLog()
         let store = FileStore(files)
-        let router = OriginRoutes.router(files: store, log: log)
+        let robots = RobotsSetting()
+        let router = OriginRoutes.router(files: store, log: log, robots: robots)
         var quiet = Logger(label: "webimage.origin")
         quiet.logLevel = .critical
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
@@ -67,10 +69,11 @@ public final class ImageOrigin: Sendable {
             task.cancel()
             throw OriginError.didNotStart
         }
-        return ImageOrigin(port: port, scheme: tls == nil ? "http" : "https", log: log, files: store, group: group, task: task)
+        return ImageOrigin(port: port, scheme: tls == nil ? "http" : "https", log: log, files: store, robots: robots, group: group, task: task)
     }
 
-    private init(port: Int, scheme: String, log: RequestLog, files: FileStore, group: ServiceGroup, task: Task<Void, any Error>) {
+    private init(port: Int, scheme: String, log: RequestLog, files: FileStore, robots: RobotsSetting, group: ServiceGroup, task: Task<Void, any Error>) {
+        self.robots = robots
         self.port = port
         self.scheme = scheme
         self.log = log
@@ -96,6 +99,9 @@ public final class ImageOrigin: Sendable {
     /// Adds or replaces a served image.
     public func setImage(_ data: Data, named name: String) { files.set(data, name) }
 
+    /// What `GET /robots.txt` answers from now on (`nil`: 404).
+    public func setRobots(_ answer: RobotsAnswer?) { robots.current = answer }
+
     /// Requests served for `path` (without query), counted when they arrive.
     public func requestCount(path: String) -> Int { log.count(path) }
 
@@ -104,6 +110,10 @@ public final class ImageOrigin: Sendable {
 
     /// Every request so far, in arrival order.
     public var requests: [LoggedRequest] { log.entries }
+
+    /// Every request so far but those for `/robots.txt` (which `webimage fetch` asks first, once
+    /// a run): what the tests of other behaviour count.
+    public var contentRequests: [LoggedRequest] { log.entries.filter { $0.path != "/robots.txt" } }
 
     /// The most requests the origin was handling at once.
     public var maxConcurrentRequests: Int { log.maxInFlight }
