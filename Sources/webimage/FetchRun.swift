@@ -12,7 +12,8 @@ struct FetchRun: Sendable {
     var mode: FetchMode
     var outputDirectory: URL
     var concurrency: Int
-    var perHost: Int?
+    /// `--per-host` (the same limiter paces the pipeline's requests: `--rate-per-host`, back-off).
+    var limiter: HostLimiter?
     var nameTemplate: String?
     var skipExisting: Bool
     var jsonl: String?
@@ -27,6 +28,10 @@ struct FetchRun: Sendable {
     var columns = DatasetColumns()
     /// `--output-format webdataset`: samples go into tar shards instead of files.
     var dataset: WebDatasetWriter?
+    /// robots.txt per origin; `nil` with `--ignore-robots` (and `--cache-only`, which asks no server).
+    var robots: RobotsPolicy?
+    /// `--retry-failed RUN.jsonl`: the input is the failed lines of that earlier run.
+    var retryFailed: String?
 
     /// What one loaded (or failed) line came to.
     struct Outcome: Sendable {
@@ -40,7 +45,7 @@ struct FetchRun: Sendable {
 
     func execute() async throws -> FetchSummary {
         // A dataset keeps every row as a sample, repeated URLs too (the caches serve the repeats).
-        var source = try URLSource(arguments: arguments, input: input, shard: shard, format: inputFormat, columns: columns, deduplicate: dataset == nil)
+        var source = try URLSource(arguments: arguments, input: input, shard: shard, format: inputFormat, columns: columns, deduplicate: dataset == nil, retryFailed: retryFailed)
         let writer = try jsonl.map { try JSONLinesWriter(path: $0) }
         defer { writer?.close() }
         let manifest = FetchManifest(directory: outputDirectory, resume: skipExisting)
@@ -50,8 +55,7 @@ struct FetchRun: Sendable {
         // earlier in this run is given the name of a file kept for a URL met later.
         for file in manifest.recordedFiles { await names.reserve(file) }
         OutputFile.removeStaleTemporaries(in: outputDirectory)
-        let limiter = perHost.map { HostLimiter(limit: $0) }
-        let total = shard == nil ? URLSource.lineCount(input).map { $0 + arguments.count } : nil
+        let total = shard == nil && retryFailed == nil ? URLSource.lineCount(input).map { $0 + arguments.count } : nil
         let sheet = report.map { FetchReport(path: $0) }
         let thumbnailSide = sheet == nil ? nil : FetchReport.thumbnailSide(expected: total)
         let progress = showProgress ? Terminal().progressBar(title: "Fetching \(total.map { "\($0) lines of " } ?? "")images") : nil
@@ -113,6 +117,15 @@ struct FetchRun: Sendable {
 
     private func load(_ url: URL, entry: URLSource.Entry, sample: Int?, names: OutputNames, limiter: HostLimiter?, thumbnailSide: Int?) async -> Outcome {
         let host = url.host ?? ""
+        // Before the caches too: a disallowed URL is not written from an earlier run's copy either.
+        do {
+            try await robots?.check(url)
+        } catch {
+            if let dataset, let sample {
+                _ = try? await dataset.write(DatasetSample(number: sample, url: entry.raw, fields: entry.fields, error: "\(error)"))
+            }
+            return Outcome(line: entry.line, raw: entry.raw, result: .failure(error), milliseconds: 0, thumbnail: nil)
+        }
         await limiter?.acquire(host)
         let started = ContinuousClock.now
         let result: Result<(FetchedImage, String), any Error>
@@ -166,8 +179,9 @@ struct FetchRun: Sendable {
             record.height = fetched.height
             record.bytes = fetched.data.count
             record.source = fetched.sourceName
+            record.finalURL = fetched.finalURL?.absoluteString
         case .failure(let error):
-            record.status = Self.isCancellation(error) ? "cancelled" : error is OptOut ? "opted-out" : "failed"
+            record.status = Self.isCancellation(error) ? "cancelled" : error is OptOut ? "opted-out" : error is RobotsDisallowed ? "robots-disallowed" : "failed"
             record.error = "\(error)"
         }
         return record
