@@ -73,8 +73,13 @@ struct FetchRun: Sendable {
         await withTaskGroup(of: Outcome.self) { group in
             var running = 0
             var samples = 0
+            var parked = ParkedLoads(capacity: max(1000, concurrency * 16))
             /// Starts loads until `concurrency` run; lines that need no load are recorded at once.
             func fill() async {
+                // Parked loads first: their host may have room now.
+                while running < concurrency, !Task.isCancelled, let next = await parked.next(admitting: { await limiter?.tryAcquire($0) ?? true }) {
+                    start(next, acquired: true)
+                }
                 while running < concurrency, !Task.isCancelled, let entry = source.next() {
                     // Every row of a dataset is a sample, numbered in input order (its key and shard).
                     let sample = dataset == nil ? nil : samples
@@ -95,9 +100,18 @@ struct FetchRun: Sendable {
                             note(FetchRecord(line: entry.line, url: entry.raw, status: "skipped", file: kept.file, bytes: kept.bytes))
                             continue
                         }
-                        running += 1
-                        group.addTask { await load(url, entry: entry, sample: sample, names: names, limiter: limiter, thumbnailSide: thumbnailSide) }
+                        let next = ParkedLoads.Load(url: url, entry: entry, sample: sample)
+                        let acquired = await limiter?.tryAcquire(url.host ?? "") ?? true
+                        // A load whose host is full waits parked, not in a slot of the run.
+                        if !acquired, parked.park(next, host: url.host ?? "") { continue }
+                        start(next, acquired: acquired)
                     }
+                }
+            }
+            func start(_ next: ParkedLoads.Load, acquired: Bool) {
+                running += 1
+                group.addTask {
+                    await load(next.url, entry: next.entry, sample: next.sample, names: names, limiter: limiter, acquired: acquired, thumbnailSide: thumbnailSide)
                 }
             }
             await fill()
@@ -115,18 +129,20 @@ struct FetchRun: Sendable {
         return summary
     }
 
-    private func load(_ url: URL, entry: URLSource.Entry, sample: Int?, names: OutputNames, limiter: HostLimiter?, thumbnailSide: Int?) async -> Outcome {
+    /// Loads one line; `acquired`: the line's host slot is taken already (else it is waited for).
+    private func load(_ url: URL, entry: URLSource.Entry, sample: Int?, names: OutputNames, limiter: HostLimiter?, acquired: Bool, thumbnailSide: Int?) async -> Outcome {
         let host = url.host ?? ""
         // Before the caches too: a disallowed URL is not written from an earlier run's copy either.
         do {
             try await robots?.check(url)
         } catch {
+            if acquired { await limiter?.release(host) }
             if let dataset, let sample {
                 _ = try? await dataset.write(DatasetSample(number: sample, url: entry.raw, fields: entry.fields, error: "\(error)"))
             }
             return Outcome(line: entry.line, raw: entry.raw, result: .failure(error), milliseconds: 0, thumbnail: nil)
         }
-        await limiter?.acquire(host)
+        if !acquired { await limiter?.acquire(host) }
         let started = ContinuousClock.now
         let result: Result<(FetchedImage, String), any Error>
         var thumbnail: String?

@@ -35,6 +35,14 @@ actor HostLimiter {
         await withCheckedContinuation { waiting[host, default: []].append($0) }
     }
 
+    /// Takes a slot of `host` if one is free (always, without `--per-host`); never waits.
+    func tryAcquire(_ host: String) -> Bool {
+        guard let limit else { return true }
+        guard running[host, default: 0] < limit else { return false }
+        running[host, default: 0] += 1
+        return true
+    }
+
     /// Hands the slot to the next waiter of `host`, if any.
     func release(_ host: String) {
         guard limit != nil else { return }
