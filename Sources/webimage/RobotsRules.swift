@@ -3,7 +3,8 @@ import Foundation
 /// The rules of one robots.txt (RFC 9309) that apply to `webimage`: the groups naming it, else
 /// the `*` groups, else none (everything allowed). The longest matching `Allow` or `Disallow`
 /// pattern decides; on a tie `Allow` wins; `*` matches any run of bytes and a final `$` anchors
-/// the pattern at the end of the path. `/robots.txt` itself is always allowed.
+/// the pattern at the end of the path. Both sides are compared as ``RobotsPath`` normalizes them.
+/// `/robots.txt` itself is always allowed.
 ///
 /// Bounded for a hostile file: the caller passes at most ``RobotsPolicy/maxBytes``; patterns
 /// longer than ``maxPatternBytes`` are ignored and at most ``maxRules`` rules are kept. Matching
@@ -58,7 +59,8 @@ struct RobotsRules: Sendable {
             case "allow", "disallow":
                 inAgents = false
                 // An empty Disallow allows everything: no rule.
-                guard namesUs || namesEveryone, !value.isEmpty, let pattern = RobotsPattern(value) else { continue }
+                guard namesUs || namesEveryone, !value.isEmpty, value.count <= Self.maxPatternBytes,
+                      let pattern = RobotsPattern(RobotsPath.normalize(value)) else { continue }
                 let rule = Rule(allow: key == "allow", pattern: pattern)
                 if namesUs, ours.count < Self.maxRules { ours.append(rule) }
                 if namesEveryone, everyone.count < Self.maxRules { everyone.append(rule) }
@@ -74,7 +76,7 @@ struct RobotsRules: Sendable {
     func allows(path: String) -> Bool {
         if unreachable != nil { return false }
         if path == "/robots.txt" { return true }
-        let bytes = Array(path.utf8)
+        let bytes = RobotsPath.normalize(Array(path.utf8))
         var best: (length: Int, allow: Bool)?
         for rule in rules where rule.pattern.matches(bytes) {
             let length = rule.pattern.length

@@ -78,11 +78,12 @@ struct FetchRobotsTests {
 
     @Test func ourGroupWinsOverEveryoneAndUserAgentIsSent() async throws {
         try await withOrigin { origin in
-            origin.setRobots(.file("User-agent: *\nDisallow: /\n\nUser-agent: otherbot\nUser-Agent: WebImage/2.0\nDisallow: /images/photo\n"))
-            let urls = [origin.imageURL("small.jpg"), origin.imageURL("photo.webp")]
+            // Escapes compare decoded where unreserved (%70 is p, %7e is ~), on either side, and UTF-8 as escapes (é).
+            origin.setRobots(.file("User-agent: *\nDisallow: /\n\nUser-agent: otherbot\nUser-Agent: WebImage/2.0\nDisallow: /images/%70hoto\nDisallow: /images/café\nDisallow: /images/logo.png?q=~\n"))
+            let urls = [origin.imageURL("small.jpg"), origin.imageURL("photo.webp"), origin.imageURL("logo.png", query: "q=%7e"), origin.url("/images/caf%C3%A9.jpg"), origin.imageURL("logo.png")]
             let (result, rows) = try await Self.fetch(urls, ["--user-agent", "datasetbot/1.0 (+mailto:ops@example.org)"])
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(rows.map(\.status) == ["ok", "robots-disallowed"], "\(rows)")
+            #expect(rows.map(\.status) == ["ok", "robots-disallowed", "robots-disallowed", "robots-disallowed", "ok"], "\(rows)")
             let agents = Set(origin.requests.compactMap { $0.headers["user-agent"] })
             #expect(agents == ["datasetbot/1.0 (+mailto:ops@example.org)"], "every request, robots.txt too: \(agents)")
             let refused = try await WebImageCommand.run(["fetch", urls[0].absoluteString, "--output", temporaryDirectory().path, "--user-agent", "bad\u{7F}agent"])
