@@ -34,9 +34,10 @@ struct FetchHostPacingTests {
             let arrivals = origin.requests.filter { $0.path == "/images/small.jpg" }
             #expect(arrivals.count == 6)
             let gaps = zip(arrivals, arrivals.dropFirst()).map { Self.seconds($0, $1) }
-            // 4/s: 250 ms apart when sent; arrival jitter allowed for.
-            #expect(gaps.allSatisfy { $0 >= 0.15 }, "\(gaps)")
-            #expect(Self.seconds(arrivals.first!, arrivals.last!) >= 1.1, "\(gaps)")
+            // 4/s: 250 ms apart when sent (1.25 s from first to sixth); a loaded machine delays
+            // single arrivals, so the bounds leave room (unpaced, all six arrive within ~0.1 s).
+            #expect(gaps.allSatisfy { $0 >= 0.08 }, "\(gaps)")
+            #expect(Self.seconds(arrivals.first!, arrivals.last!) >= 0.9, "\(gaps)")
 
             for bad in ["0", "-1/s", "abc", "1e9", "nan", "2/m"] {
                 let refused = try await Self.fetch(urls, ["--rate-per-host", bad])
