@@ -20,21 +20,31 @@ public import Logging
 /// await origin.stop()
 /// ```
 public final class ImageOrigin: Sendable {
+    /// The loopback address the server listens on (127.0.0.1 unless started with another).
+    public let address: String
     /// The port the server listens on.
     public let port: Int
     /// `http`, or `https` when started with a certificate.
     public let scheme: String
     private let log: RequestLog
     private let files: FileStore
+    private let robots: RobotsSetting
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
 
     /// Starts a server serving `files` (name → bytes) under `/images/`.
     /// - Parameter tls: PEM certificate and key; the server then speaks HTTPS only.
-    public static func start(files: [String: Data], tls: (certificate: Data, key: Data)? = nil, logger: Logger? = nil) async throws -> ImageOrigin {
+    /// - Parameter address: a loopback IPv4 address (127.0.0.0/8) to listen on; other addresses
+    ///   are refused, so an origin never listens beyond this machine.
+    public static func start(
+        files: [String: Data], tls: (certificate: Data, key: Data)? = nil, logger: Logger? = nil, address: String = "127.0.0.1"
+    ) async throws -> ImageOrigin {
+        let octets = address.split(separator: ".", omittingEmptySubsequences: false).map { UInt8($0) }
+        guard octets.count == 4, octets.allSatisfy({ $0 != nil }), octets[0] == 127 else { throw OriginError.notLoopback(address) }
         let log = RequestLog()
         let store = FileStore(files)
-        let router = OriginRoutes.router(files: store, log: log)
+        let robots = RobotsSetting()
+        let router = OriginRoutes.router(files: store, log: log, robots: robots)
         var quiet = Logger(label: "webimage.origin")
         quiet.logLevel = .critical
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
@@ -48,7 +58,7 @@ public final class ImageOrigin: Sendable {
         let app = Application(
             router: router,
             server: server,
-            configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "webimage-origin"),
+            configuration: .init(address: .hostname(address, port: 0), serverName: "webimage-origin"),
             onServerRunning: { channel in
                 continuation.yield(channel.localAddress?.port ?? 0)
                 continuation.finish()
@@ -67,10 +77,12 @@ public final class ImageOrigin: Sendable {
             task.cancel()
             throw OriginError.didNotStart
         }
-        return ImageOrigin(port: port, scheme: tls == nil ? "http" : "https", log: log, files: store, group: group, task: task)
+        return ImageOrigin(address: address, port: port, scheme: tls == nil ? "http" : "https", log: log, files: store, robots: robots, group: group, task: task)
     }
 
-    private init(port: Int, scheme: String, log: RequestLog, files: FileStore, group: ServiceGroup, task: Task<Void, any Error>) {
+    private init(address: String, port: Int, scheme: String, log: RequestLog, files: FileStore, robots: RobotsSetting, group: ServiceGroup, task: Task<Void, any Error>) {
+        self.robots = robots
+        self.address = address
         self.port = port
         self.scheme = scheme
         self.log = log
@@ -79,11 +91,11 @@ public final class ImageOrigin: Sendable {
         self.task = task
     }
 
-    /// `http://127.0.0.1:PORT` (or `https://`).
-    public var baseURL: URL { URL(string: "\(scheme)://127.0.0.1:\(port)")! }
+    /// `http://127.0.0.1:PORT` (or `https://`, or the address it was started on).
+    public var baseURL: URL { URL(string: "\(scheme)://\(address):\(port)")! }
 
     /// An absolute URL for `pathAndQuery` (which starts with `/`).
-    public func url(_ pathAndQuery: String) -> URL { URL(string: "\(scheme)://127.0.0.1:\(port)\(pathAndQuery)")! }
+    public func url(_ pathAndQuery: String) -> URL { URL(string: "\(scheme)://\(address):\(port)\(pathAndQuery)")! }
 
     /// The URL of an image served by name.
     public func imageURL(_ name: String, query: String? = nil) -> URL {
@@ -96,6 +108,9 @@ public final class ImageOrigin: Sendable {
     /// Adds or replaces a served image.
     public func setImage(_ data: Data, named name: String) { files.set(data, name) }
 
+    /// What `GET /robots.txt` answers from now on (`nil`: 404).
+    public func setRobots(_ answer: RobotsAnswer?) { robots.current = answer }
+
     /// Requests served for `path` (without query), counted when they arrive.
     public func requestCount(path: String) -> Int { log.count(path) }
 
@@ -104,6 +119,10 @@ public final class ImageOrigin: Sendable {
 
     /// Every request so far, in arrival order.
     public var requests: [LoggedRequest] { log.entries }
+
+    /// Every request so far but those for `/robots.txt` (which `webimage fetch` asks first, once
+    /// a run): what the tests of other behaviour count.
+    public var contentRequests: [LoggedRequest] { log.entries.filter { $0.path != "/robots.txt" } }
 
     /// The most requests the origin was handling at once.
     public var maxConcurrentRequests: Int { log.maxInFlight }
@@ -126,7 +145,13 @@ public final class ImageOrigin: Sendable {
 
 public enum OriginError: Error, CustomStringConvertible {
     case didNotStart
-    public var description: String { "the image origin did not start" }
+    case notLoopback(String)
+    public var description: String {
+        switch self {
+        case .didNotStart: "the image origin did not start"
+        case .notLoopback(let address): "\(address) is no loopback IPv4 address (127.0.0.0/8): the origin listens on this machine only"
+        }
+    }
 }
 
 /// The images served, by name, each with a version that changes when it is replaced.

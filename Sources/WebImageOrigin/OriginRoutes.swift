@@ -16,9 +16,9 @@ import WebImage
 ///
 /// More routes (auth, cookies, redirects, look-ups, flaky servers, big bodies): ``BehaviourRoutes``;
 /// arbitrary header values: ``HeaderRoutes``, and
-/// an image per identity: ``IdentityRoutes``.
+/// an image per identity: ``IdentityRoutes``; `/robots.txt`: ``RobotsRoutes``.
 enum OriginRoutes {
-    static func router(files: FileStore, log: RequestLog) -> Router<BasicRequestContext> {
+    static func router(files: FileStore, log: RequestLog, robots: RobotsSetting = RobotsSetting()) -> Router<BasicRequestContext> {
         let router = Router()
         router.add(middleware: CountingMiddleware(counts: log))
         router.get("/images/{name}") { request, context in
@@ -33,6 +33,7 @@ enum OriginRoutes {
         CacheRoutes.add(to: router, files: files)
         HeaderRoutes.add(to: router, files: files)
         IdentityRoutes.add(to: router)
+        RobotsRoutes.add(to: router, setting: robots)
         return router
     }
 

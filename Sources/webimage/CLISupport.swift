@@ -13,9 +13,12 @@ enum CLIPipeline {
     static func make(
         cacheDir: String?, concurrency: Int = 6, decodingOptions: ImageDecodingOptions = .default,
         maxBodyMegabytes: Int? = nil, cacheSizeMegabytes: Int? = nil,
-        cacheMaxAge: Int? = nil, retries: Int? = nil, timeout: Double? = nil, memoryBudgetMegabytes: Int? = nil
+        cacheMaxAge: Int? = nil, retries: Int? = nil, timeout: Double? = nil, memoryBudgetMegabytes: Int? = nil,
+        userAgent: String? = nil, hosts: HostLimiter? = nil
     ) throws -> ImagePipeline {
         var downloaderConfiguration = ImageDownloaderConfiguration()
+        downloaderConfiguration.headers = downloaderConfiguration.headers.filter { $0.name.lowercased() != "user-agent" }
+            + [HTTPField("User-Agent", userAgent ?? CLIUserAgent.default)]
         downloaderConfiguration.maxConcurrentDownloads = concurrency
         if let retries { downloaderConfiguration.retryPolicy.maxRetries = retries }
         if let timeout {
@@ -23,6 +26,7 @@ enum CLIPipeline {
             downloaderConfiguration.timeout = .milliseconds(Int64((timeout * 1000).rounded()))
         }
         if let maxBodyMegabytes { downloaderConfiguration.maxBodySize = maxBodyMegabytes << 20 }
+        if let hosts { pace(&downloaderConfiguration, by: hosts) }
         var diskConfiguration = DiskCache.Configuration()
         if let cacheSizeMegabytes { diskConfiguration.sizeLimit = cacheSizeMegabytes << 20 }
         let disk = try DiskCache(directory: cacheDirectory(cacheDir), configuration: diskConfiguration)
@@ -36,6 +40,24 @@ enum CLIPipeline {
             configuration.memoryBudget = MemoryBudget(limit: memoryBudgetMegabytes << 20)
         }
         return ImagePipeline(configuration: configuration)
+    }
+
+    /// Every request (retries too) waits for its host's turn (`--rate-per-host`, back-off), and a
+    /// `429` or `503` with `Retry-After` (capped by the retry policy's ``RetryPolicy/maxRetryAfter``)
+    /// backs the whole host off.
+    private static func pace(_ configuration: inout ImageDownloaderConfiguration, by hosts: HostLimiter) {
+        let cap = configuration.retryPolicy.maxRetryAfter
+        configuration.requestModifier = { request in
+            try await hosts.pace(request.url.host ?? "")
+            return request
+        }
+        configuration.responseModifier = { response in
+            if response.statusCode == 429 || response.statusCode == 503, let value = response.value(forHeader: "Retry-After"),
+               let delay = HTTPHeaderValue.retryAfterDelay(value, limit: cap) {
+                await hosts.backOff(response.url.host ?? "", for: delay)
+            }
+            return response
+        }
     }
 
     static func cacheDirectory(_ path: String?) -> URL {

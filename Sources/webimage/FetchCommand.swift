@@ -71,6 +71,12 @@ struct FetchCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Write images whose server opted them out with X-Robots-Tag (noai, noimageai, noindex, noimageindex); by default they are skipped and reported as opted-out.")
     var ignoreOptOut = false
 
+    @Flag(name: .long, help: "Do not read robots.txt: fetch URLs it disallows for webimage (a warning is printed). By default they are skipped and reported as robots-disallowed.")
+    var ignoreRobots = false
+
+    @Option(name: .long, help: "The User-Agent header, best with a way to reach you (default: \(CLIUserAgent.default)). robots.txt is matched for the token webimage whatever it says.")
+    var userAgent: String?
+
     @Flag(name: .long, help: "Never use the network: images not in the cache fail.")
     var cacheOnly = false
 
@@ -98,6 +104,9 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "At most this many images of one host at once.")
     var perHost: Int?
 
+    @Option(name: .long, help: "At most N requests a second to one host, as N or N/s (e.g. 2/s, 0.5); retries count. A 429 or 503 with Retry-After pauses the whole host in any case.")
+    var ratePerHost: String?
+
     @Option(name: .long, help: "Seconds allowed for each attempt, body included (default 15).")
     var timeout: Double?
     @Option(name: .customLong("memory-budget-mb"), help: "Memory decoded images may take at once, in MB; decodes wait for room (default: half the cgroup limit or of physical memory).")
@@ -109,6 +118,9 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Write one JSON line per input line to FILE: line, url, status, file, format, width, height, bytes, ms, source, error.")
     var jsonl: String?
 
+    @Option(name: .long, help: "Fetch only the lines an earlier run's --jsonl FILE recorded as failed (each keeps its line number); no other URLs or --input.")
+    var retryFailed: String?
+
     @Option(name: .long, help: "Write an HTML contact sheet of the run to FILE (self-contained: thumbnails, failures, charts).")
     var report: String?
 
@@ -116,11 +128,15 @@ struct FetchCommand: AsyncParsableCommand {
     var name: String?
 
     func validate() throws {
+        if let userAgent { try CLIUserAgent.validate(userAgent) }
         guard concurrency > 0 else { throw ValidationError("--concurrency must be at least 1") }
         guard cacheSizeMb.map({ $0 > 0 }) ?? true else { throw ValidationError("--cache-size-mb must be at least 1") }
         guard cacheMaxAge.map({ $0 >= 0 }) ?? true else { throw ValidationError("--cache-max-age must not be negative") }
         guard retries.map({ $0 >= 0 }) ?? true else { throw ValidationError("--retries must not be negative") }
         guard perHost.map({ $0 > 0 }) ?? true else { throw ValidationError("--per-host must be at least 1") }
+        guard ratePerHost.map({ Self.interval(rate: $0) != nil }) ?? true else {
+            throw ValidationError("--rate-per-host expects N or N/s with 0.001 ≤ N ≤ 10000, such as 2/s")
+        }
         guard timeout.map({ $0 > 0 && $0.isFinite }) ?? true else { throw ValidationError("--timeout must be a positive number of seconds") }
         guard shard.map({ Shard($0) != nil }) ?? true else { throw ValidationError("--shard expects K/N with 1 ≤ K ≤ N, such as 2/4") }
         if let name, !OutputNames.placeholders.contains(where: name.contains) || name.contains("/") {
@@ -130,7 +146,13 @@ struct FetchCommand: AsyncParsableCommand {
             throw ValidationError("--cache-only, --reload and --no-cache exclude each other")
         }
         do { _ = try OutputTransform(resize: resize, format: format, process: process, quality: quality, color: color) } catch { throw ValidationError("\(error)") }
-        guard !urls.isEmpty || input != nil else { throw ValidationError("no URLs given (pass them as arguments or with --input)") }
+        if retryFailed != nil, !urls.isEmpty || input != nil || inputFormat != nil {
+            throw ValidationError("--retry-failed reads its URLs from the earlier run's JSON lines: no URL arguments, --input or --input-format")
+        }
+        if let retryFailed, let jsonl, URL(fileURLWithPath: retryFailed).standardizedFileURL == URL(fileURLWithPath: jsonl).standardizedFileURL {
+            throw ValidationError("--jsonl would empty the file --retry-failed reads: write the new run's lines elsewhere")
+        }
+        guard !urls.isEmpty || input != nil || retryFailed != nil else { throw ValidationError("no URLs given (pass them as arguments or with --input)") }
         try validateDataset()
     }
 
@@ -174,18 +196,27 @@ struct FetchCommand: AsyncParsableCommand {
         // A file size limit (ulimit -f) makes writes fail with EFBIG instead of killing the process.
         signal(SIGXFSZ, SIG_IGN)
         let transform = try OutputTransform(resize: resize, format: format, process: process, quality: quality, color: color)
+        let hosts = HostLimiter(limit: perHost, interval: ratePerHost.flatMap(Self.interval(rate:)))
         // With --resize the pipeline itself decodes at thumbnail size (JPEG DCT scaling, WebP scaling).
         let pipeline = try CLIPipeline.make(
             cacheDir: cacheDir, concurrency: concurrency, decodingOptions: transform?.decodingOptions ?? .default,
             maxBodyMegabytes: maxBodyMb, cacheSizeMegabytes: cacheSizeMb, cacheMaxAge: cacheMaxAge,
-            retries: retries, timeout: timeout, memoryBudgetMegabytes: memoryBudgetMb)
+            retries: retries, timeout: timeout, memoryBudgetMegabytes: memoryBudgetMb, userAgent: userAgent, hosts: hosts)
+        if ignoreRobots {
+            FileHandle.standardError.write(Data("warning: --ignore-robots: robots.txt is not read; URLs it disallows are fetched. Be sure their owners agree.\n".utf8))
+        }
+        let downloader = pipeline.configuration.downloader
+        let robots: RobotsPolicy? = ignoreRobots || cacheOnly ? nil : RobotsPolicy(
+            loader: downloader.loader, headers: [HTTPField("User-Agent", userAgent ?? CLIUserAgent.default)],
+            timeout: downloader.configuration.timeout)
         let run = FetchRun(
             pipeline: pipeline, mode: FetchMode(transform: transform, verify: verify, options: loadingOptions, honoursOptOut: !ignoreOptOut),
-            outputDirectory: outputDir, concurrency: concurrency, perHost: perHost, nameTemplate: name,
+            outputDirectory: outputDir, concurrency: concurrency, limiter: hosts, nameTemplate: name,
             skipExisting: skipExisting, jsonl: jsonl, arguments: urls, input: input, shard: shard.flatMap(Shard.init),
             showProgress: !json && isatty(STDOUT_FILENO) == 1, report: report, inputFormat: resolvedInputFormat,
             columns: datasetColumns,
-            dataset: outputFormat == "webdataset" ? WebDatasetWriter(directory: outputDir, shardSize: shardSize, prefix: WebDatasetWriter.prefix(shard: shard.flatMap(Shard.init))) : nil)
+            dataset: outputFormat == "webdataset" ? WebDatasetWriter(directory: outputDir, shardSize: shardSize, prefix: WebDatasetWriter.prefix(shard: shard.flatMap(Shard.init))) : nil, robots: robots,
+            retryFailed: retryFailed)
         // Ctrl-C cancels the run (the summary is still printed, exit 130); a second one exits at once.
         let work = Task { try await run.execute() }
         let interrupt = Interrupt.onSIGINT { work.cancel() }
@@ -200,6 +231,14 @@ struct FetchCommand: AsyncParsableCommand {
         }
         if summary.interrupted { throw ExitCode(130) }
         if summary.failed > 0 { throw ExitCode(1) }
+    }
+
+    /// The time between two requests to one host for `--rate-per-host N` or `N/s`; `nil` when
+    /// N is no number from 0.001 to 10000.
+    static func interval(rate: String) -> Duration? {
+        let number = rate.hasSuffix("/s") ? rate.dropLast(2) : Substring(rate)
+        guard let perSecond = Double(number.trimmingCharacters(in: .whitespaces)), perSecond.isFinite, (0.001...10_000).contains(perSecond) else { return nil }
+        return .nanoseconds(Int64((1e9 / perSecond).rounded()))
     }
 
     /// What the cache flags ask of every request.

@@ -12,6 +12,8 @@ struct FetchedImage: Sendable {
     /// The written image's pixel size.
     var width: Int
     var height: Int
+    /// Where redirects led, when the response came from the network and was not the URL asked.
+    var finalURL: URL?
 
     /// `memory`, `disk`, `network`, or `revalidated` (a `304` confirmed the disk copy).
     var sourceName: String { revalidated ? "revalidated" : "\(source)" }
@@ -54,7 +56,8 @@ struct FetchMode: Sendable {
             return FetchedImage(
                 data: data, format: format, source: response.source, revalidated: response.isRevalidated,
                 nameURL: request.url.deletingPathExtension().appendingPathExtension(format.fileExtension),
-                width: written?.pixelWidth ?? response.image.pixelWidth, height: written?.pixelHeight ?? response.image.pixelHeight)
+                width: written?.pixelWidth ?? response.image.pixelWidth, height: written?.pixelHeight ?? response.image.pixelHeight,
+                finalURL: Self.redirected(request.url, response.httpResponse))
         }
         guard verify else {
             let original = try await pipeline.data(for: request)
@@ -88,6 +91,12 @@ struct FetchMode: Sendable {
         return FetchedImage(original, nameURL: request.url)
     }
 
+    /// The response's URL when it is not `url` (redirects were followed).
+    static func redirected(_ url: URL, _ response: DataResponse?) -> URL? {
+        guard let final = response?.url, final.absoluteString != url.absoluteString else { return nil }
+        return final
+    }
+
     /// Decodes the whole image; a partial one (its data ends early, ``Image/isPartial``) fails
     /// as ``ImagePipeline/image(for:)`` refuses it.
     private static func verify(_ data: Data, coders: ImageCoderRegistry, options: ImageDecodingOptions) throws(ImageDecodingError) {
@@ -102,6 +111,7 @@ extension FetchedImage {
         self.init(
             data: original.data, format: original.header.format,
             source: original.source, revalidated: original.isRevalidated, nameURL: nameURL,
-            width: original.header.pixelWidth, height: original.header.pixelHeight)
+            width: original.header.pixelWidth, height: original.header.pixelHeight,
+            finalURL: FetchMode.redirected(nameURL, original.httpResponse))
     }
 }

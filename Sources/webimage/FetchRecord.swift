@@ -5,6 +5,8 @@ import Foundation
 /// `status` is `ok`, `skipped` (`--skip-existing` found the file), `failed`, `invalid` (not an
 /// http(s) URL), `duplicate` (the URL of an earlier line: fetched once) or `cancelled` (Ctrl-C).
 /// `source` is `network`, `disk`, `memory` or `revalidated` (a `304` confirmed the disk copy).
+/// `status` may also be `opted-out` (`X-Robots-Tag`) or `robots-disallowed` (robots.txt).
+/// `finalURL` is where redirects led (only when the image came from the network through one).
 struct FetchRecord: Codable, Sendable {
     var line: Int
     var url: String
@@ -16,6 +18,7 @@ struct FetchRecord: Codable, Sendable {
     var bytes: Int?
     var ms: Double?
     var source: String?
+    var finalURL: String?
     var error: String?
     /// Seconds from the start of the run to this outcome (so `report merge` can chart shards
     /// that ran side by side); absent in records written before it existed.

@@ -12,7 +12,8 @@ struct FetchRun: Sendable {
     var mode: FetchMode
     var outputDirectory: URL
     var concurrency: Int
-    var perHost: Int?
+    /// `--per-host` (the same limiter paces the pipeline's requests: `--rate-per-host`, back-off).
+    var limiter: HostLimiter?
     var nameTemplate: String?
     var skipExisting: Bool
     var jsonl: String?
@@ -27,6 +28,10 @@ struct FetchRun: Sendable {
     var columns = DatasetColumns()
     /// `--output-format webdataset`: samples go into tar shards instead of files.
     var dataset: WebDatasetWriter?
+    /// robots.txt per origin; `nil` with `--ignore-robots` (and `--cache-only`, which asks no server).
+    var robots: RobotsPolicy?
+    /// `--retry-failed RUN.jsonl`: the input is the failed lines of that earlier run.
+    var retryFailed: String?
 
     /// What one loaded (or failed) line came to.
     struct Outcome: Sendable {
@@ -40,7 +45,7 @@ struct FetchRun: Sendable {
 
     func execute() async throws -> FetchSummary {
         // A dataset keeps every row as a sample, repeated URLs too (the caches serve the repeats).
-        var source = try URLSource(arguments: arguments, input: input, shard: shard, format: inputFormat, columns: columns, deduplicate: dataset == nil)
+        var source = try URLSource(arguments: arguments, input: input, shard: shard, format: inputFormat, columns: columns, deduplicate: dataset == nil, retryFailed: retryFailed)
         let writer = try jsonl.map { try JSONLinesWriter(path: $0) }
         defer { writer?.close() }
         let manifest = FetchManifest(directory: outputDirectory, resume: skipExisting)
@@ -50,8 +55,7 @@ struct FetchRun: Sendable {
         // earlier in this run is given the name of a file kept for a URL met later.
         for file in manifest.recordedFiles { await names.reserve(file) }
         OutputFile.removeStaleTemporaries(in: outputDirectory)
-        let limiter = perHost.map { HostLimiter(limit: $0) }
-        let total = shard == nil ? URLSource.lineCount(input).map { $0 + arguments.count } : nil
+        let total = shard == nil && retryFailed == nil ? URLSource.lineCount(input).map { $0 + arguments.count } : nil
         let sheet = report.map { FetchReport(path: $0) }
         let thumbnailSide = sheet == nil ? nil : FetchReport.thumbnailSide(expected: total)
         let progress = showProgress ? Terminal().progressBar(title: "Fetching \(total.map { "\($0) lines of " } ?? "")images") : nil
@@ -71,8 +75,13 @@ struct FetchRun: Sendable {
         await withTaskGroup(of: Outcome.self) { group in
             var running = 0
             var samples = 0
+            var parked = ParkedLoads(capacity: max(1000, concurrency * 16))
             /// Starts loads until `concurrency` run; lines that need no load are recorded at once.
             func fill() async {
+                // Parked loads first: their host may have room now.
+                while running < concurrency, !Task.isCancelled, let next = await parked.next(admitting: { await limiter?.tryAcquire($0) ?? true }) {
+                    start(next, acquired: true)
+                }
                 while running < concurrency, !Task.isCancelled, let entry = source.next() {
                     // Every row of a dataset is a sample, numbered in input order (its key and shard).
                     let sample = dataset == nil ? nil : samples
@@ -93,9 +102,18 @@ struct FetchRun: Sendable {
                             note(FetchRecord(line: entry.line, url: entry.raw, status: "skipped", file: kept.file, bytes: kept.bytes))
                             continue
                         }
-                        running += 1
-                        group.addTask { await load(url, entry: entry, sample: sample, names: names, limiter: limiter, thumbnailSide: thumbnailSide) }
+                        let next = ParkedLoads.Load(url: url, entry: entry, sample: sample)
+                        let acquired = await limiter?.tryAcquire(url.host ?? "") ?? true
+                        // A load whose host is full waits parked, not in a slot of the run.
+                        if !acquired, parked.park(next, host: url.host ?? "") { continue }
+                        start(next, acquired: acquired)
                     }
+                }
+            }
+            func start(_ next: ParkedLoads.Load, acquired: Bool) {
+                running += 1
+                group.addTask {
+                    await load(next.url, entry: next.entry, sample: next.sample, names: names, limiter: limiter, acquired: acquired, thumbnailSide: thumbnailSide)
                 }
             }
             await fill()
@@ -113,9 +131,20 @@ struct FetchRun: Sendable {
         return summary
     }
 
-    private func load(_ url: URL, entry: URLSource.Entry, sample: Int?, names: OutputNames, limiter: HostLimiter?, thumbnailSide: Int?) async -> Outcome {
+    /// Loads one line; `acquired`: the line's host slot is taken already (else it is waited for).
+    private func load(_ url: URL, entry: URLSource.Entry, sample: Int?, names: OutputNames, limiter: HostLimiter?, acquired: Bool, thumbnailSide: Int?) async -> Outcome {
         let host = url.host ?? ""
-        await limiter?.acquire(host)
+        // Before the caches too: a disallowed URL is not written from an earlier run's copy either.
+        do {
+            try await robots?.check(url)
+        } catch {
+            if acquired { await limiter?.release(host) }
+            if let dataset, let sample {
+                _ = try? await dataset.write(DatasetSample(number: sample, url: entry.raw, fields: entry.fields, error: "\(error)"))
+            }
+            return Outcome(line: entry.line, raw: entry.raw, result: .failure(error), milliseconds: 0, thumbnail: nil)
+        }
+        if !acquired { await limiter?.acquire(host) }
         let started = ContinuousClock.now
         let result: Result<(FetchedImage, String), any Error>
         var thumbnail: String?
@@ -168,8 +197,9 @@ struct FetchRun: Sendable {
             record.height = fetched.height
             record.bytes = fetched.data.count
             record.source = fetched.sourceName
+            record.finalURL = fetched.finalURL?.absoluteString
         case .failure(let error):
-            record.status = Self.isCancellation(error) ? "cancelled" : error is OptOut ? "opted-out" : "failed"
+            record.status = Self.isCancellation(error) ? "cancelled" : error is OptOut ? "opted-out" : error is RobotsDisallowed ? "robots-disallowed" : "failed"
             record.error = "\(error)"
         }
         return record

@@ -33,6 +33,8 @@ struct FetchSummary: Codable {
     var duplicates = 0
     /// Images their server opted out with `X-Robots-Tag` (``OptOut``): not written, not failures.
     var optedOut = 0
+    /// URLs robots.txt disallows for `webimage` (``RobotsDisallowed``): not fetched, not failures.
+    var robotsDisallowed = 0
     var cancelled = 0
     var fromMemory = 0
     var fromDisk = 0
@@ -64,6 +66,7 @@ struct FetchSummary: Codable {
         case "duplicate": duplicates += 1
         case "cancelled": cancelled += 1
         case "opted-out": optedOut += 1
+        case "robots-disallowed": robotsDisallowed += 1
         default:
             failed += 1
             if record.status == "invalid" { invalid += 1 }
@@ -81,6 +84,7 @@ struct FetchSummary: Codable {
         if skipped > 0 { text += ", \(skipped) skipped (already there)" }
         if duplicates > 0 { text += ", \(duplicates) duplicate lines" }
         if optedOut > 0 { text += ", \(optedOut) opted out by their server (X-Robots-Tag)" }
+        if robotsDisallowed > 0 { text += ", \(robotsDisallowed) disallowed by robots.txt" }
         if cancelled > 0 || interrupted { text += ", interrupted (\(cancelled) cancelled)" }
         return text
     }

@@ -1,14 +1,33 @@
 import Foundation
 
-/// `--per-host N`: at most N images of one host load at once, whatever the overall concurrency.
+/// What `fetch` allows each host, in one place:
+/// - `--per-host N`: at most N images of one host load at once, whatever the overall concurrency
+///   (``acquire(_:)`` / ``release(_:)``, around each image, cache hits included);
+/// - `--rate-per-host R`: requests sent to one host start at least 1/R s apart (a token bucket
+///   of one token; ``pace(_:)``, before every request that goes to the network, retries too);
+/// - back-off: a `429` or `503` with `Retry-After` pauses every request to that host until then
+///   (``backOff(_:for:)``), not only the retried URL.
+///
+/// ```swift
+/// let limiter = HostLimiter(limit: 2, interval: .milliseconds(200))
+/// await limiter.acquire("example.org"); defer { Task { await limiter.release("example.org") } }
+/// try await limiter.pace("example.org")  // then send the request
+/// ```
 actor HostLimiter {
-    private let limit: Int
+    private let limit: Int?
+    private let interval: Duration?
     private var running: [String: Int] = [:]
     private var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
+    /// Per host: the earliest start of the next request (rate and back-off together).
+    private var nextStart: [String: ContinuousClock.Instant] = [:]
 
-    init(limit: Int) { self.limit = limit }
+    init(limit: Int?, interval: Duration? = nil) {
+        self.limit = limit
+        self.interval = interval
+    }
 
     func acquire(_ host: String) async {
+        guard let limit else { return }
         if running[host, default: 0] < limit {
             running[host, default: 0] += 1
             return
@@ -16,8 +35,17 @@ actor HostLimiter {
         await withCheckedContinuation { waiting[host, default: []].append($0) }
     }
 
+    /// Takes a slot of `host` if one is free (always, without `--per-host`); never waits.
+    func tryAcquire(_ host: String) -> Bool {
+        guard let limit else { return true }
+        guard running[host, default: 0] < limit else { return false }
+        running[host, default: 0] += 1
+        return true
+    }
+
     /// Hands the slot to the next waiter of `host`, if any.
     func release(_ host: String) {
+        guard limit != nil else { return }
         if var queue = waiting[host], !queue.isEmpty {
             let next = queue.removeFirst()
             waiting[host] = queue.isEmpty ? nil : queue
@@ -26,5 +54,31 @@ actor HostLimiter {
             running[host, default: 1] -= 1
             if running[host] == 0 { running[host] = nil }
         }
+    }
+
+    /// Waits until a request to `host` may start: after the host's back-off, and `interval`
+    /// after the previous one. The start is reserved before the wait, so waiters keep their order.
+    func pace(_ host: String) async throws {
+        let now = ContinuousClock.now
+        let start = max(now, nextStart[host] ?? now)
+        if let interval {
+            nextStart[host] = start + interval
+        } else if start == now {
+            nextStart[host] = nil
+        }
+        forgetPast(now)
+        if start > now { try await Task.sleep(until: start, clock: .continuous) }
+    }
+
+    /// `host` asked (`Retry-After`) for no request before `delay` from now.
+    func backOff(_ host: String, for delay: Duration) {
+        let until = ContinuousClock.now + delay
+        nextStart[host] = max(until, nextStart[host] ?? until)
+    }
+
+    /// Keeps the table small over millions of hosts: starts already past mean nothing.
+    private func forgetPast(_ now: ContinuousClock.Instant) {
+        guard nextStart.count > 10_000 else { return }
+        nextStart = nextStart.filter { $0.value > now }
     }
 }

@@ -16,8 +16,11 @@ struct OriginCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Stop after this many seconds (default: run until interrupted).")
     var seconds: Double?
 
+    @Option(name: .long, help: "Listen on this loopback address, 127.0.0.1 to 127.255.255.254 (default 127.0.0.1): many origins, many host names.")
+    var address = "127.0.0.1"
+
     func run() async throws {
-        let origin = try await ImageOrigin.start(files: try SampleImages.standardSet())
+        let origin = try await ImageOrigin.start(files: try SampleImages.standardSet(), address: address)
         // Unbuffered, so a script reading the first line sees it at once.
         let banner = origin.baseURL.absoluteString + "\nimages: " + origin.imageNames.joined(separator: " ") + "\n"
         FileHandle.standardOutput.write(Data(banner.utf8))

@@ -31,6 +31,8 @@ struct URLSource {
     private var reader: LineReader?
     /// The rows of a CSV, TSV or JSONL input (then `reader` is `nil`).
     private var rows: InputRows?
+    /// `--retry-failed`: the failed lines of an earlier run (then there is no other input).
+    private var failed: FailedLines?
     /// Whether a URL met before is reported as a duplicate (not for datasets: every row is a sample).
     private let deduplicate: Bool
     private var line = 0
@@ -40,10 +42,11 @@ struct URLSource {
     let shard: Shard?
 
     init(arguments: [String], input: String?, shard: Shard?, format: InputFormat = .txt, columns: DatasetColumns = DatasetColumns(),
-         deduplicate: Bool = true) throws {
+         deduplicate: Bool = true, retryFailed: String? = nil) throws {
         self.arguments = arguments.makeIterator()
         self.shard = shard
         self.deduplicate = deduplicate
+        if let retryFailed { failed = try FailedLines(path: retryFailed) }
         guard let input else { return }
         let lines: LineReader
         if input == "-" {
@@ -65,6 +68,11 @@ struct URLSource {
             let text: String
             if let argument = arguments.next() {
                 text = argument
+            } else if let failed {
+                // Each keeps its line number of the earlier run.
+                guard let next = failed.next() else { return nil }
+                if let entry = check(next.url, line: next.line) { return entry }
+                continue
             } else if let rows {
                 switch rows.next() {
                 case nil: return nil

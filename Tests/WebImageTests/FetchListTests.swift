@@ -101,7 +101,7 @@ struct FetchListTests {
             let lines = try Self.records(jsonl)
             #expect(Set(lines.filter { $0.status == "skipped" }.map(\.url)) == done)
             #expect(lines.filter { $0.status == "ok" }.count == 12 - done.count)
-            #expect(origin.requests.filter { $0.arrivedAt >= resumedFrom }.count == 12 - done.count)
+            #expect(origin.contentRequests.filter { $0.arrivedAt >= resumedFrom }.count == 12 - done.count)
             for index in 1...12 {
                 let file = output.appendingPathComponent("thumb-\(index).jpg")
                 #expect(try Data(contentsOf: file) == SampleFiles.standard["thumb-\(index).jpg"])

@@ -8,7 +8,7 @@ import Foundation
 /// Integers are ASCII digits only (no sign, exponent, `inf` or `nan`, as the RFCs' grammars
 /// say); a value past what an `Int` holds saturates at `Int.max` instead of overflowing, so a
 /// size limit or a clamp decides what it means. Dates are limited to years 1601–9999.
-enum HTTPHeaderValue {
+package enum HTTPHeaderValue {
     /// The most seconds a delta-seconds value means (RFC 9111 § 1.2.2: a larger value, or a
     /// calculation that overflows, is taken as 2^31).
     static let deltaSecondsLimit = 2_147_483_648
@@ -94,6 +94,9 @@ enum HTTPHeaderValue {
         }
         return ContentRange(first: first, last: last, complete: complete)
     }
+
+    /// ``retryAfter(_:now:limit:)`` from now, for the command line's host back-off.
+    package static func retryAfterDelay(_ text: String, limit: Duration) -> Duration? { retryAfter(text, limit: limit) }
 
     /// How long `Retry-After` (delay-seconds or an HTTP date) asks to wait, at most `limit`;
     /// `nil` when the value is neither.

@@ -26,7 +26,7 @@ extension ServerTests {
                 let url = origin.url("/flaky/small.jpg?fails=1&failStatus=503&retryAfter=1e300").absoluteString
                 let result = try await WebImageCommand.run(["fetch", url, "--output", output.path, "--no-cache", "--retries", "1"])
                 Self.expectNoCrash(result, 0, "Retry-After: 1e300 is ignored, the backoff applies")
-                #expect(origin.requests.map(\.status) == [503, 200])
+                #expect(origin.contentRequests.map(\.status) == [503, 200])
                 let written = try FileManager.default.contentsOfDirectory(atPath: output.path)
                 let images = try written.map { try Data(contentsOf: output.appendingPathComponent($0)) }
                 #expect(images.contains(SampleFiles.standard["small.jpg"]!), "the image was written: \(written)")
@@ -38,7 +38,7 @@ extension ServerTests {
                 let url = origin.url("/resume/small.jpg?cut=100&" + Self.nearTwoToThe63).absoluteString
                 let result = try await WebImageCommand.run(["fetch", url, "--output", temporaryDirectory().path, "--no-cache", "--retries", "1"])
                 Self.expectNoCrash(result, 1, "the 206 is refused")
-                #expect(origin.requests.map(\.status) == [200, 206], "a cut transfer, then the resume")
+                #expect(origin.contentRequests.map(\.status) == [200, 206], "a cut transfer, then the resume")
                 #expect((result.stdout + result.stderr).contains("Content-Range"), "the failure names the header: \(result.stdout) \(result.stderr)")
             }
         }

@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+import WebImage
+import WebImageOrigin
+
+/// `--rate-per-host` and host-level back-off through a real `webimage fetch` child: the origin's
+/// request log says when each request arrived. Bounds are generous (a loaded 2-core machine only
+/// ever makes gaps longer, and these are lower bounds).
+@Suite("webimage fetch paces each host")
+struct FetchHostPacingTests {
+    static func fetch(_ urls: [URL], _ extra: [String]) async throws -> CommandResult {
+        let out = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: out) }
+        return try await WebImageCommand.run(
+            ["fetch", "--input", "-", "--output", out.path, "--no-cache", "--retries", "0"] + extra,
+            stdin: urls.map(\.absoluteString).joined(separator: "\n"))
+    }
+
+    static func seconds(_ from: LoggedRequest, _ to: LoggedRequest) -> Double {
+        let gap = (to.arrivedAt - from.arrivedAt).components
+        return Double(gap.seconds) + Double(gap.attoseconds) / 1e18
+    }
+
+    static func answer(_ origin: ImageOrigin, status: Int, retryAfter: String) -> URL {
+        let header = ("Retry-After:" + retryAfter).addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        return origin.url("/answer/small.jpg?status=\(status)&header=\(header)")
+    }
+
+    @Test func ratePerHostSpacesRequests() async throws {
+        try await withOrigin { origin in
+            let urls = (1...6).map { origin.imageURL("small.jpg", query: "copy=\($0)") }
+            let result = try await Self.fetch(urls, ["--rate-per-host", "4/s", "--concurrency", "6"])
+            #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+            let arrivals = origin.requests.filter { $0.path == "/images/small.jpg" }
+            #expect(arrivals.count == 6)
+            let gaps = zip(arrivals, arrivals.dropFirst()).map { Self.seconds($0, $1) }
+            // 4/s: 250 ms apart when sent (1.25 s from first to sixth); a loaded machine delays
+            // single arrivals, so the bounds leave room (unpaced, all six arrive within ~0.1 s).
+            #expect(gaps.allSatisfy { $0 >= 0.08 }, "\(gaps)")
+            #expect(Self.seconds(arrivals.first!, arrivals.last!) >= 0.9, "\(gaps)")
+
+            for bad in ["0", "-1/s", "abc", "1e9", "nan", "2/m"] {
+                let refused = try await Self.fetch(urls, ["--rate-per-host", bad])
+                #expect(refused.status == 64, "\(bad): \(refused.stderr)")
+            }
+        }
+    }
+
+    @Test func retryAfterPausesTheWholeHost() async throws {
+        try await withOrigin { origin in
+            // One at a time: line 1 is refused with Retry-After, lines 2 and 3 are other URLs of the host.
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+            for status in [429, 503] {
+                // The date is made just before its run: whole seconds and the child's start-up eat into it.
+                let value = status == 429 ? "2" : formatter.string(from: Date(timeIntervalSinceNow: 5))
+                let least = status == 429 ? 1.8 : 1.5
+                origin.resetCounts()
+                let urls = [Self.answer(origin, status: status, retryAfter: value), origin.imageURL("small.jpg"), origin.imageURL("logo.png")]
+                let result = try await Self.fetch(urls, ["--concurrency", "1"])
+                #expect(result.status == 1, "line 1 fails: \(result.stdout)")
+                #expect(result.stdout.contains("2 succeeded"), "\(result.stdout)")
+                let refused = try #require(origin.requests.first { $0.path == "/answer/small.jpg" })
+                let next = try #require(origin.requests.first { $0.path == "/images/small.jpg" })
+                #expect(Self.seconds(refused, next) >= least, "\(status) Retry-After \(value): the host waited \(Self.seconds(refused, next)) s")
+            }
+
+            // Values no one can wait for are ignored (the retry policy's backoff applies), never a trap.
+            origin.resetCounts()
+            let hostile = ["1e300", "-1", "nan", "99999999999999999999999999999x", "Thu, 01 Jan 1970 00:00:00 GMT"]
+            let result = try await Self.fetch(hostile.map { Self.answer(origin, status: 429, retryAfter: $0) } + [origin.imageURL("small.jpg")], ["--concurrency", "1"])
+            #expect(result.status == 1 && result.stdout.contains("1 succeeded, 5 failed"), "\(result.stdout) \(result.stderr)")
+        }
+    }
+}
