@@ -33,22 +33,29 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
                 try options.checkPixelLimit(header)
                 let trnsRepair = try options.allow(
                     Self.maskGreyTransparency(ctx) ? .damagedMetadata : [], in: .png, "a grey tRNS value beyond the bit depth")
-                let format = Int32(SPNG_FMT_RGBA8.rawValue)
-                var size = 0
-                try Self.check(spng_decoded_image_size(ctx, format, &size))
-                // libspng writes every row of a successful decode (a failure throws the buffer away),
-                // so it need not be zeroed first.
-                var pixels = [UInt8](unsafeUninitializedCapacity: size) { _, count in count = size }
-                let status = pixels.withUnsafeMutableBytes { out in
-                    spng_decode_image(ctx, out.baseAddress, out.count, format, Int32(SPNG_DECODE_TRNS.rawValue))
+                let wide = Self.wideColorConversion(ctx, data: data, options: options)
+                var pixels: [UInt8]
+                if let wide {
+                    pixels = try Self.decodeConvertingWide(ctx, header: header, transform: wide.transform)
+                } else {
+                    let format = Int32(SPNG_FMT_RGBA8.rawValue)
+                    var size = 0
+                    try Self.check(spng_decoded_image_size(ctx, format, &size))
+                    // libspng writes every row of a successful decode (a failure throws the buffer away),
+                    // so it need not be zeroed first.
+                    pixels = [UInt8](unsafeUninitializedCapacity: size) { _, count in count = size }
+                    let status = pixels.withUnsafeMutableBytes { out in
+                        spng_decode_image(ctx, out.baseAddress, out.count, format, Int32(SPNG_DECODE_TRNS.rawValue))
+                    }
+                    try Self.check(status)
                 }
-                try Self.check(status)
                 let isOpaque = header.hasAlpha ? PixelOperations.premultiply(&pixels) : true
                 var image = Image(
                     format: .png, pixelWidth: header.pixelWidth, pixelHeight: header.pixelHeight,
                     pixels: pixels, isOpaque: isOpaque, scale: options.scale
                 ).fittingThumbnail(options)
                 image.repairs = trnsRepair
+                image.sourceColorProfile = wide?.profile
                 return image
             }
             image.repairs.formUnion(repairs)
