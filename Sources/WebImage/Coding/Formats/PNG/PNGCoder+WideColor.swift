@@ -12,11 +12,18 @@ extension PNGCoder {
         var transform: ColorTransform
     }
 
+    /// Above this many pixels the RGBA16 buffer (8 bytes a pixel, beside the RGBA8 result) is not
+    /// worth its memory: larger files convert after the 8-bit decode, as before.
+    static let maxWidePixels = 16 << 20
+
     /// The 16-bit conversion for this file, or `nil` when the usual 8-bit path applies (8-bit
-    /// samples, another colour handling, untagged or sRGB files, grey or unusable profiles).
+    /// samples, another colour handling, untagged or sRGB files, grey or unusable profiles, more
+    /// than ``maxWidePixels`` pixels, or a decoded-bytes budget the RGBA16 buffer would exceed).
     static func wideColorConversion(_ ctx: OpaquePointer, data: Data, options: ImageDecodingOptions) -> WideColor? {
         var ihdr = spng_ihdr()
         guard options.colorHandling == .convertToSRGB, spng_get_ihdr(ctx, &ihdr) == 0, ihdr.bit_depth == 16,
+              Int(ihdr.width) * Int(ihdr.height) <= maxWidePixels,
+              options.maxDecodedBytes.map({ Int(ihdr.width) * Int(ihdr.height) * 12 <= $0 }) ?? true,
               let profile = EmbeddedColor.read(from: data, format: .png).profile,
               profile.colorSpace == .rgb, !profile.isSRGB,
               let transform = ColorTransforms.shared.transform(from: profile, layout: .rgba16)
