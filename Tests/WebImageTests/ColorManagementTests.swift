@@ -121,6 +121,24 @@ struct ColorManagementTests {
         #expect(zip(image.pixels, precise.pixels).allSatisfy { abs(Int($0) - Int($1)) <= 1 })
     }
 
+    /// The RGBA16 buffer counts against a decoded-bytes budget (12 bytes a pixel with the result):
+    /// under a budget that only fits the 8-bit decode, the file converts after narrowing (Pillow's
+    /// steps); a budget that fits both keeps pyvips' steps.
+    @Test func highBitDepthRespectsTheDecodedBytesBudget() throws {
+        let data = try Self.load("depth/prophoto-16bit-ramp.png")
+        let pixels = 1024 * 8
+        var tight = ImageDecodingOptions.default, roomy = ImageDecodingOptions.default
+        tight.maxDecodedBytes = 8 * pixels
+        roomy.maxDecodedBytes = 12 * pixels
+        func redLevels(_ options: ImageDecodingOptions) throws -> Int {
+            let image = try ImageCoderRegistry.default.decode(data, options: options)
+            #expect(image.pixelWidth == 1024 && image.sourceColorProfile?.description == "ProPhoto RGB")
+            return Set(stride(from: 0, to: image.pixels.count, by: 4).map { image.pixels[$0] }).count
+        }
+        let narrow = try redLevels(tight), wide = try redLevels(roomy)
+        #expect(wide == 144 && narrow < wide, "red levels: \(narrow) under the tight budget, \(wide) under the roomy one")
+    }
+
     /// `keep` and `ignore` leave a 16-bit file's pixels as stored (the 8-bit decode).
     @Test func highBitDepthKeepAndIgnoreDoNotConvert() throws {
         let data = try Self.load("depth/prophoto-16bit-ramp.png")
