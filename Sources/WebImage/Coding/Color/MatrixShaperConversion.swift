@@ -4,8 +4,8 @@ import CLcms2
 /// curve per channel and a 3 × 3 matrix to the connection space) into sRGB. The matrix is folded
 /// into the input curves: nine 256-entry tables give each 8-bit input level's contribution, in
 /// fixed point, to each linear sRGB channel, so a pixel costs nine table reads, six additions
-/// and three reads of a 16,384-entry table back to sRGB's curve (about 3 ns, where LittleCMS
-/// 2.14's general pipeline, as Pillow's ImageCms uses it, takes 20–40).
+/// and three reads of a 16,384-entry table back to sRGB's curve (about 4 ns on one core, where
+/// LittleCMS 2.14's transform, as Pillow's ImageCms uses it, takes 15–17).
 ///
 /// Both matrices come from the profiles' colorant tags, which ICC adapts to the D50 connection
 /// space, so the result is LittleCMS's relative colorimetric (and perceptual: matrix-and-curve
@@ -59,8 +59,8 @@ struct MatrixShaperConversion: Sendable {
     }
 
     /// Converts `rows` rows of opaque RGBA8 pixels in place (alpha untouched). Each pixel is read
-    /// and written as one 32-bit word: byte loads and stores through the same pointer made the
-    /// compiler reload between them (three times slower, measured).
+    /// and written as one 32-bit word and clamped without branches (the byte-wise kernel before
+    /// took 8.7 ns a pixel on random colours, against about 3; 4.1 against 3.8 on a photo).
     func convert(_ pixels: UnsafeMutableRawPointer, stride: Int, width: Int, rows: Int) {
         let fraction = fraction, half: Int32 = fraction > 0 ? 1 << (fraction - 1) : 0, top = Int32(Self.steps - 1)
         contributions.withUnsafeBufferPointer { table in
