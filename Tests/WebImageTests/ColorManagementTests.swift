@@ -100,19 +100,57 @@ struct ColorManagementTests {
         #expect(!adobe.isSRGB)
     }
 
-    /// A 16-bit ProPhoto ramp: WebImage converts after the 8-bit decode, as Pillow does, and may
-    /// lose no more distinct steps than Pillow loses; pyvips converting at 16 bits keeps more
-    /// (measured: Pillow 91/38/27 levels, pyvips at 16 bits 144/38/44) and is within 2 levels.
-    @Test func highBitDepthLosesNoMoreStepsThanPillow() throws {
+    /// A 16-bit ProPhoto ramp: WebImage converts at 16 bits before narrowing to 8 (the PNG decoder
+    /// hands the RGBA16 pixels to a 16-bit transform), as pyvips does with `depth=16`; Pillow reads
+    /// the file as 8-bit and then converts, merging steps (measured: Pillow 91/38/27 distinct levels
+    /// per channel, pyvips at 16 bits 144/38/44). WebImage keeps every step pyvips keeps, at
+    /// least as many as Pillow, and is within 2 levels of pyvips (mean; at most 1 anywhere).
+    @Test func highBitDepthConvertsBeforeNarrowing() throws {
         let image = try ImageCoderRegistry.default.decode(try Self.load("depth/prophoto-16bit-ramp.png"))
         let pillow = try ImageCoderRegistry.default.decode(try Self.load("depth/prophoto-16bit-ramp.png.pillow.png"))
         let precise = try ImageCoderRegistry.default.decode(try Self.load("depth/prophoto-16bit-ramp.png.vips16.png"))
         func levels(_ image: Image) -> [Int] {
             (0..<3).map { channel in Set(stride(from: channel, to: image.pixels.count, by: 4).map { image.pixels[$0] }).count }
         }
-        let ours = levels(image), theirs = levels(pillow)
-        #expect(zip(ours, theirs).allSatisfy { $0 >= $1 }, "distinct levels: WebImage \(ours), Pillow \(theirs), pyvips 16-bit \(levels(precise))")
+        let ours = levels(image), theirs = levels(pillow), best = levels(precise)
+        let message: Comment = "distinct levels: WebImage \(ours), Pillow \(theirs), pyvips 16-bit \(best)"
+        #expect(zip(ours, theirs).allSatisfy { $0 >= $1 }, message)
+        #expect(zip(ours, best).allSatisfy { $0 >= $1 }, message)
+        #expect(image.sourceColorProfile?.description == "ProPhoto RGB")
         #expect(Self.meanError(image, precise) <= 2)
+        #expect(zip(image.pixels, precise.pixels).allSatisfy { abs(Int($0) - Int($1)) <= 1 })
+    }
+
+    /// The RGBA16 buffer counts against a decoded-bytes budget (12 bytes a pixel with the result):
+    /// under a budget that only fits the 8-bit decode, the file converts after narrowing (Pillow's
+    /// steps); a budget that fits both keeps pyvips' steps.
+    @Test func highBitDepthRespectsTheDecodedBytesBudget() throws {
+        let data = try Self.load("depth/prophoto-16bit-ramp.png")
+        let pixels = 1024 * 8
+        var tight = ImageDecodingOptions.default, roomy = ImageDecodingOptions.default
+        tight.maxDecodedBytes = 8 * pixels
+        roomy.maxDecodedBytes = 12 * pixels
+        func redLevels(_ options: ImageDecodingOptions) throws -> Int {
+            let image = try ImageCoderRegistry.default.decode(data, options: options)
+            #expect(image.pixelWidth == 1024 && image.sourceColorProfile?.description == "ProPhoto RGB")
+            return Set(stride(from: 0, to: image.pixels.count, by: 4).map { image.pixels[$0] }).count
+        }
+        let narrow = try redLevels(tight), wide = try redLevels(roomy)
+        #expect(wide == 144 && narrow < wide, "red levels: \(narrow) under the tight budget, \(wide) under the roomy one")
+    }
+
+    /// `keep` and `ignore` leave a 16-bit file's pixels as stored (the 8-bit decode).
+    @Test func highBitDepthKeepAndIgnoreDoNotConvert() throws {
+        let data = try Self.load("depth/prophoto-16bit-ramp.png")
+        var keep = ImageDecodingOptions.default, ignore = ImageDecodingOptions.default
+        keep.colorHandling = .keep
+        ignore.colorHandling = .ignore
+        let kept = try ImageCoderRegistry.default.decode(data, options: keep)
+        let ignored = try ImageCoderRegistry.default.decode(data, options: ignore)
+        let converted = try ImageCoderRegistry.default.decode(data)
+        #expect(kept.pixels == ignored.pixels && kept.colorProfile?.description == "ProPhoto RGB")
+        #expect(ignored.colorProfile == nil && ignored.sourceColorProfile?.description == "ProPhoto RGB")
+        #expect(converted.pixels != kept.pixels && converted.colorProfile == nil)
     }
 
     @Test func untaggedImagesHaveNoProfile() throws {

@@ -100,7 +100,8 @@ struct ColorSourcesTests {
 
     /// A YCCK file (TurboJPEG writes CMYK as YCCK) carrying ghostscript's CMYK profile over three
     /// APP2 markers converts through the profile like Pillow's ImageCms; without the profile, or
-    /// with `ignore`, the fixed formula stays.
+    /// with `ignore`, the fixed formula stays. `keep` converts through the profile as well (to
+    /// sRGB, untagged): a CMYK profile cannot travel with the RGB pixels the decoder makes.
     @Test func ycckConvertsThroughItsCMYKProfile() throws {
         let inks = [UInt8](try Self.load("cmyk-default.inverted.raw"))
         let ycck = try JPEGCoder.encode(cmyk: inks, width: 64, height: 48, quality: 1)
@@ -115,9 +116,9 @@ struct ColorSourcesTests {
         let formula = try Self.decode(ycck)
         #expect(try Self.decode(tagged, .ignore).pixels == formula.pixels)
         #expect(ColorManagementTests.meanError(formula, expected) > 4)
-        // `keep` cannot carry a CMYK profile with the RGB pixels the decoder makes.
         let kept = try Self.decode(tagged, .keep)
         #expect(kept.colorProfile == nil && kept.sourceColorProfile == profile)
+        #expect(kept.pixels == image.pixels)
     }
 
     /// `jpeg` with `icc` in APP2 markers of at most 65519 bytes each, right after SOI.

@@ -12,7 +12,9 @@ public enum ColorHandling: String, Sendable, Hashable, Codable, CaseIterable {
     /// then write untagged sRGB.
     case convertToSRGB = "srgb"
     /// Leave pixels as stored and keep the profile in ``Image/colorProfile``; encoders embed it
-    /// (JPEG, PNG, WebP, AVIF, TIFF).
+    /// (JPEG, PNG, WebP, AVIF, TIFF). CMYK JPEGs are the exception: their inks become RGB in
+    /// any case, so with a CMYK profile they are converted through it to sRGB (untagged), as
+    /// under ``convertToSRGB``.
     case keep
     /// Leave pixels as stored and forget the profile (how WebImage behaved before it managed
     /// colour; the output looks wrong for anything but sRGB).

@@ -1,4 +1,6 @@
 import CLcms2
+import Dispatch
+import Foundation
 
 /// One LittleCMS transform to sRGB for one pixel layout.
 ///
@@ -25,6 +27,9 @@ final class ColorTransform: @unchecked Sendable {
         case .premultipliedRGBA:
             (input, output) = (webimage_lcms_rgba8_premultiplied(), webimage_lcms_rgba8_premultiplied())
             flags = cmsUInt32Number(cmsFLAGS_COPY_ALPHA)
+        case .rgba16:
+            (input, output) = (webimage_lcms_rgba16(), webimage_lcms_rgba16())
+            flags = cmsUInt32Number(cmsFLAGS_COPY_ALPHA)
         case .grayToRGB: (input, output) = (webimage_lcms_gray8(), webimage_lcms_rgb8())
         case .cmykToRGB(let inverted): (input, output) = (inverted ? webimage_lcms_cmyk8_inverted() : webimage_lcms_cmyk8(), webimage_lcms_rgb8())
         }
@@ -39,19 +44,66 @@ final class ColorTransform: @unchecked Sendable {
     deinit { cmsDeleteTransform(handle) }
 
     /// Converts `rows` rows of `width` pixels: `input` and `output` may be the same buffer when
-    /// the layout keeps the pixel size (the RGBA layouts). Strides are in bytes.
+    /// the layout keeps the pixel size (the RGBA layouts). Strides are in bytes; 16-bit layouts
+    /// need 2-byte-aligned rows.
     func convert(
         _ input: UnsafeRawPointer, inputStride: Int, to output: UnsafeMutableRawPointer, outputStride: Int,
         width: Int, rows: Int
     ) {
-        guard width > 0, rows > 0, let w = cmsUInt32Number(exactly: width), let h = cmsUInt32Number(exactly: rows),
+        guard width > 0, rows > 0, let w = cmsUInt32Number(exactly: width), cmsUInt32Number(exactly: rows) != nil,
               let inStride = cmsUInt32Number(exactly: inputStride), let outStride = cmsUInt32Number(exactly: outputStride)
         else { return }
-        if let matrixShaper, input == UnsafeRawPointer(output), inputStride == outputStride {
-            matrixShaper.convert(output, stride: outputStride, width: width, rows: rows)
+        let bands = Self.bands(width: width, rows: rows)
+        // The bands' closures get the buffers as addresses: each band reads and writes its own
+        // rows only, and `inBands` returns after every band is done, while the caller still
+        // holds both buffers.
+        let inputAddress = Int(bitPattern: input), outputAddress = Int(bitPattern: output)
+        if matrixShaper != nil, input == UnsafeRawPointer(output), inputStride == outputStride,
+           outputStride % 4 == 0, outputAddress % 4 == 0 {
+            Self.inBands(bands, rows: rows) { [self] first, count in
+                guard let rows = UnsafeMutableRawPointer(bitPattern: outputAddress + first * outputStride) else { return }
+                matrixShaper?.convert(rows, stride: outputStride, width: width, rows: count)
+            }
             return
         }
-        cmsDoTransformLineStride(handle, input, output, w, h, inStride, outStride, 0, 0)
+        Self.inBands(bands, rows: rows) { [self] first, count in
+            guard let source = UnsafeRawPointer(bitPattern: inputAddress + first * inputStride),
+                  let target = UnsafeMutableRawPointer(bitPattern: outputAddress + first * outputStride) else { return }
+            cmsDoTransformLineStride(handle, source, target, w, cmsUInt32Number(count), inStride, outStride, 0, 0)
+        }
+    }
+
+    /// Converts straight-alpha RGBA16 pixels (host byte order, rows of `4 × width` samples) to
+    /// sRGB with this ``ColorTransforms/Layout/rgba16`` transform and returns them as RGBA8,
+    /// each sample rounded (v × 255 / 65535): the conversion happens before the precision is lost.
+    func convertNarrowing(_ wide: inout [UInt16], width: Int, height: Int) -> [UInt8] {
+        precondition(layout == .rgba16 && width >= 0 && height >= 0 && wide.count == 4 * width * height)
+        wide.withUnsafeMutableBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            convert(base, inputStride: 8 * width, to: base, outputStride: 8 * width, width: width, rows: height)
+        }
+        return [UInt8](unsafeUninitializedCapacity: wide.count) { narrow, count in
+            for index in wide.indices { narrow[index] = UInt8(truncatingIfNeeded: (UInt32(wide[index]) &* 255 &+ 32_767) / 65_535) }
+            count = wide.count
+        }
+    }
+
+    /// Large images are converted in one band of rows per core: the conversion is one pass over
+    /// memory that the decode just wrote, and splitting it keeps it a small share of the decode
+    /// (the decoders themselves run on one thread). Below a megapixel, one band.
+    static func bands(width: Int, rows: Int) -> Int {
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: rows)
+        guard overflow || pixels >= 1 << 20, rows >= 64 else { return 1 }
+        return min(max(ProcessInfo.processInfo.activeProcessorCount, 1), 8)
+    }
+
+    private static func inBands(_ bands: Int, rows: Int, _ body: @Sendable (_ first: Int, _ count: Int) -> Void) {
+        guard bands > 1 else { return body(0, rows) }
+        let perBand = (rows + bands - 1) / bands
+        DispatchQueue.concurrentPerform(iterations: bands) { band in
+            let first = band * perBand
+            if first < rows { body(first, min(perBand, rows - first)) }
+        }
     }
 
     /// `true` when this RGB transform moves no colour of a 6 × 6 × 6 grid (plus greys) by more

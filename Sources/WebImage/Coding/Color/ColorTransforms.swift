@@ -28,6 +28,9 @@ final class ColorTransforms: Sendable {
         case grayToRGB
         /// CMYK8 in (`inverted`: Adobe's JPEG convention, 0 = full ink), RGB8 out.
         case cmykToRGB(inverted: Bool)
+        /// RGBA16 in host byte order, straight (not premultiplied) alpha, in place (alpha
+        /// copied): 16-bit sources convert before they are narrowed to 8 bits.
+        case rgba16
     }
 
     private struct Entry {

@@ -7,12 +7,16 @@ extension Image {
     mutating func applyColor(_ color: EmbeddedColor, handling: ColorHandling) {
         if color.isDamaged { repairs.insert(.damagedMetadata) }
         guard let profile = color.profile else { return }
+        // A decoder that converted on its own (16-bit PNG, before narrowing to 8 bits) says so by
+        // setting the source profile: its pixels are sRGB already.
+        let convertedByDecoder = sourceColorProfile != nil
         sourceColorProfile = profile
         switch handling {
         case .ignore: return
-        // CMYK files decode to RGB (their decoder converts): a CMYK profile cannot travel with RGB pixels.
+        // CMYK files decode to RGB (their decoder converts through the profile, to sRGB, under
+        // `keep` too): a CMYK profile cannot travel with RGB pixels.
         case .keep: if profile.colorSpace != .cmyk { colorProfile = profile }
-        case .convertToSRGB: convertToSRGB(from: profile)
+        case .convertToSRGB: if !convertedByDecoder { convertToSRGB(from: profile) }
         }
     }
 

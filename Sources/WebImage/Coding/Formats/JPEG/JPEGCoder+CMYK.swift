@@ -3,11 +3,14 @@ import Foundation
 extension JPEGCoder {
     /// Turns CMYK samples as libjpeg-turbo hands them out of a CMYK or YCCK file (Adobe's
     /// convention, as Photoshop and Pillow write them: 0 = full ink) into opaque RGBA, in place:
-    /// through the file's embedded CMYK profile when it has one and colour is converted to sRGB
-    /// (LittleCMS, as Pillow's ImageCms and libvips do), else with the fixed formula
-    /// (``PixelOperations/convertInvertedCMYK(_:)``), which is also what untagged CMYK gets.
+    /// through the file's embedded CMYK profile when it has one (LittleCMS, as Pillow's ImageCms
+    /// and libvips do), else with the fixed formula (``PixelOperations/convertInvertedCMYK(_:)``),
+    /// which is also what untagged CMYK and ``ColorHandling/ignore`` get. ``ColorHandling/keep``
+    /// converts through the profile too: ink values cannot stay in RGB pixels and a CMYK profile
+    /// cannot describe them, so the nearest to "as the file looks" is sRGB (libvips and imgproxy
+    /// also turn CMYK into sRGB whatever they are told to keep).
     static func convertCMYK(_ pixels: inout [UInt8], width: Int, height: Int, file: Data, handling: ColorHandling) {
-        guard handling == .convertToSRGB, width > 0, height > 0, pixels.count >= 4 * width * height,
+        guard handling != .ignore, width > 0, height > 0, pixels.count >= 4 * width * height,
               case .bytes(let icc) = EmbeddedColor.jpegProfile(file), let profile = ColorProfile(iccData: icc),
               profile.colorSpace == .cmyk,
               let transform = ColorTransforms.shared.transform(from: profile, layout: .cmykToRGB(inverted: true))

@@ -33,26 +33,33 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
                 try options.checkPixelLimit(header)
                 let trnsRepair = try options.allow(
                     Self.maskGreyTransparency(ctx) ? .damagedMetadata : [], in: .png, "a grey tRNS value beyond the bit depth")
-                let format = Int32(SPNG_FMT_RGBA8.rawValue)
-                var size = 0
-                try Self.check(spng_decoded_image_size(ctx, format, &size))
-                // libspng writes every row of a successful decode (a failure throws the buffer away),
-                // so it need not be zeroed first.
-                var pixels = [UInt8](unsafeUninitializedCapacity: size) { _, count in count = size }
-                let rowBytes = size / max(header.pixelHeight, 1)
-                let failure: ImageDecodingError? = pixels.withUnsafeMutableBytes { out in
-                    do throws(ImageDecodingError) {
-                        try Self.decodeRows(ctx, into: out, rowBytes: rowBytes, format: format)
-                        return nil
-                    } catch { return error }
+                let wide = Self.wideColorConversion(ctx, data: data, options: options)
+                var pixels: [UInt8]
+                if let wide {
+                    pixels = try Self.decodeConvertingWide(ctx, header: header, transform: wide.transform)
+                } else {
+                    let format = Int32(SPNG_FMT_RGBA8.rawValue)
+                    var size = 0
+                    try Self.check(spng_decoded_image_size(ctx, format, &size))
+                    // libspng writes every row of a successful decode (a failure throws the buffer away),
+                    // so it need not be zeroed first.
+                    pixels = [UInt8](unsafeUninitializedCapacity: size) { _, count in count = size }
+                    let rowBytes = size / max(header.pixelHeight, 1)
+                    let failure: ImageDecodingError? = pixels.withUnsafeMutableBytes { out in
+                        do throws(ImageDecodingError) {
+                            try Self.decodeRows(ctx, into: out, rowBytes: rowBytes, format: format)
+                            return nil
+                        } catch { return error }
+                    }
+                    if let failure { throw failure }
                 }
-                if let failure { throw failure }
                 let isOpaque = header.hasAlpha ? PixelOperations.premultiply(&pixels) : true
                 var image = Image(
                     format: .png, pixelWidth: header.pixelWidth, pixelHeight: header.pixelHeight,
                     pixels: pixels, isOpaque: isOpaque, scale: options.scale
                 ).fittingThumbnail(options)
                 image.repairs = trnsRepair
+                image.sourceColorProfile = wide?.profile
                 return image
             }
             image.repairs.formUnion(repairs)
@@ -80,7 +87,7 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
     /// Decodes every row into `out` (interlaced images pass by pass, each row put in place by
     /// libspng), looking at `Task.isCancelled` after every 4 MB of output: a render whose deadline
     /// passed stops within a few milliseconds instead of finishing a 50-megapixel decode.
-    private static func decodeRows(
+    static func decodeRows(
         _ ctx: OpaquePointer, into out: UnsafeMutableRawBufferPointer, rowBytes: Int, format: Int32
     ) throws(ImageDecodingError) {
         try check(spng_decode_image(ctx, nil, 0, format, Int32(SPNG_DECODE_TRNS.rawValue | SPNG_DECODE_PROGRESSIVE.rawValue)))
