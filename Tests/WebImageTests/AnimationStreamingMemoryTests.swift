@@ -69,7 +69,8 @@ extension HeavyTests {
                     ["--allow-private-networks", "--fetch-timeout", "60", "--processing-timeout", "300",
                      "--max-animation-frames", "\(Self.frames)", "--max-source-pixels", "200000000"],
                     environment: ["WEBIMAGE_LOG_LEVEL": "error"])
-                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup), shutdownOnExit = ShutdownOnExit(client)
+                defer { withExtendedLifetime(shutdownOnExit) {} }
                 let source = ServerHarness.encode(origin.imageURL("long.gif").absoluteString)
                 // One format: each render takes ~50 s in a debug build; the GIF encoder streams the same way (AnimatedEncodingTests).
                 for format in ["webp"] {

@@ -45,7 +45,9 @@ struct DecodeCancellationTests {
         let executor = ImageWorkExecutor(threads: 1, name: "test-decode-cancel")
         defer { executor.shutdown() }
         let clock = ContinuousClock()
+        let started = Flag()
         let work = Task(executorPreference: executor) { () -> (ImageDecodingError?, ContinuousClock.Instant) in
+            started.set()
             do throws(ImageDecodingError) {
                 _ = try PNGCoder().decode(png, options: ImageDecodingOptions(maxPixelCount: 100_000_000))
                 return (nil, ContinuousClock.now)
@@ -53,9 +55,17 @@ struct DecodeCancellationTests {
                 return (error, ContinuousClock.now)
             }
         }
-        try await Task.sleep(for: .milliseconds(10))
-        let cancelledAt = clock.now
-        work.cancel()
+        // The cancel comes from a thread of its own as soon as the decode starts (the tests'
+        // cooperative threads can be late by more than a whole decode when the suite runs).
+        let cancelledAt = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                while !started.isSet { usleep(200) }
+                usleep(5_000)
+                let now = clock.now
+                work.cancel()
+                continuation.resume(returning: now)
+            }
+        }
         let (error, ended) = await work.value
         #expect(error == .cancelled, "the decode ran to its end")
         #expect(ended - cancelledAt < TestTime.scaled(.milliseconds(100)), "stopped \(ended - cancelledAt) after the cancel")

@@ -75,7 +75,8 @@ extension ServerTests {
 
         @Test func serveConvertsAndStripsByDefaultAndKeepsOnRequest() async throws {
             try await withOrigin(files: Self.files) { origin in
-                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup), shutdownOnExit = ShutdownOnExit(client)
+                defer { withExtendedLifetime(shutdownOnExit) {} }
                 let serve = try await ServeCommandTests.ServeProcess(
                     ["--allow-private-networks", "--fetch-timeout", "60"], environment: ["WEBIMAGE_LOG_LEVEL": "error"])
                 func get(_ serve: ServeCommandTests.ServeProcess, _ name: String, _ query: String) async throws -> Data {

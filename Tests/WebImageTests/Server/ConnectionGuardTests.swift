@@ -88,7 +88,8 @@ extension ServerTests {
                 let attack = try await offPool { try (0..<300).map { _ in try RawConnection(port: port, source: "127.0.0.2") } }
                 func closed() async -> Int { await offPool { attack.filter { $0.read(timeout: .zero) == .closed }.count } }
                 #expect(await eventually(timeout: .seconds(10)) { await closed() >= 44 })
-                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup), shutdownOnExit = ShutdownOnExit(client)
+                defer { withExtendedLifetime(shutdownOnExit) {} }
                 let base = "http://127.0.0.1:\(port)"
                 for _ in 0..<5 { #expect(try await ServeCommandTests.get("\(base)/health", client: client).0 == 200) }
                 // The headroom leaves descriptors for the origin: an image is still fetched and served.

@@ -45,7 +45,8 @@ extension ServerTests {
 
         @Test func serveAnswersTheResumedRangeNearTwoToThe63AndKeepsServing() async throws {
             try await withOrigin { origin in
-                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup), shutdownOnExit = ShutdownOnExit(client)
+                defer { withExtendedLifetime(shutdownOnExit) {} }
                 let serve = try await ServeCommandTests.ServeProcess(["--allow-private-networks"], environment: ["WEBIMAGE_LOG_LEVEL": "error"])
                 let source = ServerHarness.encode(origin.url("/resume/small.jpg?cut=100&" + Self.nearTwoToThe63).absoluteString)
                 let base = "http://127.0.0.1:\(serve.port)"

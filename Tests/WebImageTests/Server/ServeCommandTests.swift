@@ -77,7 +77,8 @@ extension ServerTests {
             try await withOrigin { origin in
                 let serve = try await ServeProcess(
                     ["--allow-private-networks", "--fetch-timeout", "60"], environment: ["WEBIMAGE_LOG_LEVEL": "info"])
-                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup), shutdownOnExit = ShutdownOnExit(client)
+                defer { withExtendedLifetime(shutdownOnExit) {} }
                 let source = ServerHarness.encode(origin.imageURL("photo.jpg", query: "delay=1500").absoluteString)
                 let inFlight = Task { try await Self.get("http://127.0.0.1:\(serve.port)/img?url=\(source)&w=50", client: client) }
                 #expect(await eventually(timeout: .seconds(20)) { origin.requestCount(path: "/images/photo.jpg") == 1 })
@@ -96,7 +97,8 @@ extension ServerTests {
         @Test func sourceCAFileTrustsAPrivateCertificateForHTTPSSources() async throws {
             let certificate = try ServerSSRFTests.tlsFixture("cert.pem")  // self-signed, for 127.0.0.1
             let origin = try await ImageOrigin.start(files: SampleFiles.standard, tls: (certificate, try ServerSSRFTests.tlsFixture("key.pem")))
-            let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+            let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup), shutdownOnExit = ShutdownOnExit(client)
+            defer { withExtendedLifetime(shutdownOnExit) {} }
             let source = ServerHarness.encode(origin.imageURL("photo.jpg").absoluteString)
             let file = temporaryDirectory().appendingPathComponent("private-ca.pem")
             try certificate.write(to: file)
@@ -126,7 +128,8 @@ extension ServerTests {
                     "WEBIMAGE_KEY": "k1,k2", "WEBIMAGE_ALLOW_PRIVATE_NETWORKS": "1", "WEBIMAGE_MAX_OUTPUT_SIDE": "100",
                     "WEBIMAGE_LOG_LEVEL": "warning", "WEBIMAGE_FETCH_TIMEOUT": "60",
                 ])
-                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup), shutdownOnExit = ShutdownOnExit(client)
+                defer { withExtendedLifetime(shutdownOnExit) {} }
                 let source = ServerHarness.encode(origin.imageURL("photo.jpg").absoluteString)
                 let base = "http://127.0.0.1:\(serve.port)"
                 let unsigned = try await Self.get("\(base)/img?url=\(source)&w=50", client: client)

@@ -22,7 +22,8 @@ extension ServerTests {
                 let allowed = "http://127.0.0.1:\(origin.port)/images/"
                 let serve = try await ServeCommandTests.ServeProcess(
                     ["--allow-private-networks", "--fetch-timeout", "60", "--allow-source", allowed], environment: ["WEBIMAGE_LOG_LEVEL": "error"])
-                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup), shutdownOnExit = ShutdownOnExit(client)
+                defer { withExtendedLifetime(shutdownOnExit) {} }
                 let base = "http://127.0.0.1:\(serve.port)/img?url="
                 func source(_ url: String) -> String { base + ServerHarness.encode(url) }
                 // `allowed-host:port@other-host`: the host is 127.0.0.2, the allowed part only userinfo.
@@ -54,7 +55,8 @@ extension ServerTests {
                 let allowed = "http://127.0.0.1:\(origin.port)/"
                 let serve = try await ServeCommandTests.ServeProcess(
                     ["--allow-private-networks", "--fetch-timeout", "60", "--allow-source", allowed], environment: ["WEBIMAGE_LOG_LEVEL": "error"])
-                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup), shutdownOnExit = ShutdownOnExit(client)
+                defer { withExtendedLifetime(shutdownOnExit) {} }
                 func redirect(to target: String) -> String {
                     let hop = "http://127.0.0.1:\(origin.port)/redirect-to?location=" + ServerHarness.encode(target)
                     return "http://127.0.0.1:\(serve.port)/img?w=10&url=" + ServerHarness.encode(hop)

@@ -113,7 +113,8 @@ extension ServerTests {
             try await withOrigin(files: files) { origin in
                 let serve = try await ServeCommandTests.ServeProcess(
                     ["--allow-private-networks", "--fetch-timeout", "60", "--processing-timeout", "120"], environment: ["WEBIMAGE_LOG_LEVEL": "error"])
-                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup), shutdownOnExit = ShutdownOnExit(client)
+                defer { withExtendedLifetime(shutdownOnExit) {} }
                 let base = "http://127.0.0.1:\(serve.port)"
                 func source(_ name: String) -> String { ServerHarness.encode(origin.imageURL(name).absoluteString) }
                 for name in ["tall-10k.png", "tall-100k.png"] {
@@ -150,7 +151,8 @@ extension ServerTests {
                 let serve = try await ServeCommandTests.ServeProcess(
                     ["--allow-private-networks", "--fetch-timeout", "60", "--processing-timeout", "8", "--concurrency", "\(cores)"],
                     environment: ["WEBIMAGE_LOG_LEVEL": "error"])
-                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup), shutdownOnExit = ShutdownOnExit(client)
+                defer { withExtendedLifetime(shutdownOnExit) {} }
                 let base = "http://127.0.0.1:\(serve.port)"
                 let logo = "\(base)/img?url=\(ServerHarness.encode(origin.imageURL("logo.png").absoluteString))&w=32"
                 #expect(try await ServeCommandTests.get(logo, client: client).0 == 200)  // now a result-cache hit
@@ -185,7 +187,8 @@ extension ServerTests {
                 let serve = try await ServeCommandTests.ServeProcess(
                     ["--allow-private-networks", "--fetch-timeout", "60", "--processing-timeout", "1", "--concurrency", "1", "--queue", "0"],
                     environment: ["WEBIMAGE_LOG_LEVEL": "error"])
-                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup), shutdownOnExit = ShutdownOnExit(client)
+                defer { withExtendedLifetime(shutdownOnExit) {} }
                 let source = ServerHarness.encode(origin.imageURL("big.png").absoluteString)
                 let pid = serve.process.processIdentifier
                 // Twelve blurs of 1.44 MP: many seconds of work in any build.

@@ -68,7 +68,8 @@ extension ServerTests {
                 let serve = try await ServeCommandTests.ServeProcess(
                     ["--allow-private-networks", "--fetch-timeout", "60"] + arguments,
                     environment: ["WEBIMAGE_KEY": key, "WEBIMAGE_LOG_LEVEL": "error"])
-                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup), shutdownOnExit = ShutdownOnExit(client)
+                defer { withExtendedLifetime(shutdownOnExit) {} }
                 do {
                     try await body(Serve(base: "http://127.0.0.1:\(serve.port)", origin: origin, client: client))
                 } catch {

@@ -41,7 +41,8 @@ extension ServerTests {
                 let serve = try await ServeCommandTests.ServeProcess(
                     ["--allow-private-networks", "--fetch-timeout", "60"],
                     environment: ["WEBIMAGE_KEY": Self.key, "WEBIMAGE_LOG_LEVEL": "error"])
-                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup), shutdownOnExit = ShutdownOnExit(client)
+                defer { withExtendedLifetime(shutdownOnExit) {} }
                 let base = "http://127.0.0.1:\(serve.port)"
                 func info(_ name: String, _ extra: String = "", signed: Bool = true) async throws -> (status: Int, body: Data) {
                     let path = "/info?url=\(ServerHarness.encode(origin.imageURL(name).absoluteString))\(extra)"
