@@ -59,7 +59,7 @@ struct FetchHostPacingTests {
             formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
             for status in [429, 503] {
                 // The date is made just before its run: whole seconds and the child's start-up eat into it.
-                let value = status == 429 ? "2" : formatter.string(from: Date(timeIntervalSinceNow: 6))
+                let value = status == 429 ? "2" : formatter.string(from: Date(timeIntervalSinceNow: 10))
                 let least = status == 429 ? 1.5 : 1.0
                 origin.resetCounts()
                 let urls = [Self.answer(origin, status: status, retryAfter: value), origin.imageURL("small.jpg"), origin.imageURL("logo.png")]
