@@ -16,11 +16,14 @@ final class ShowCell: ImageTarget {
 
     let index: Int
     private unowned let screen: ShowScreen
-    private var boundKey: String?
+    private var bound: ImageRequest?
     private var name = ""
     private(set) var status = Status.empty
     private var source: Image?
+    /// Pictures drawn so far, by frame; an animation's while they fit ``pictureCacheBytes``.
     private var pictures: [Int: (picture: TerminalPicture, width: Int)] = [:]
+    private var picturesBytes = 0
+    private var cachesEveryFrame = true
     private var frame = 0
     private var player: Task<Void, Never>?
 
@@ -30,11 +33,11 @@ final class ShowCell: ImageTarget {
     }
 
     var isLoading: Bool { if case .loading = status { true } else { false } }
-    var isBound: Bool { boundKey != nil }
+    var isBound: Bool { bound != nil }
 
     func bind(_ request: ImageRequest) {
-        guard boundKey != request.imageKey else { return }
-        boundKey = request.imageKey
+        guard bound?.imageKey != request.imageKey else { return }
+        bound = request
         name = request.url.lastPathComponent
         status = .loading(nil)
         setImage(
@@ -43,7 +46,7 @@ final class ShowCell: ImageTarget {
             completed: { [weak self] result in
                 guard let self, case .success(let response) = result else { return }
                 let image = response.image
-                let frames = image.isAnimated ? " \(image.frames.count)f" : ""
+                let frames = image.frameCount > 1 ? " \(image.frameCount)f" : ""
                 self.status = .done("\(image.pixelWidth)×\(image.pixelHeight)", detail: " \(image.format.rawValue)\(frames)")
                 self.screen.setNeedsDisplay(self)
             })
@@ -52,24 +55,24 @@ final class ShowCell: ImageTarget {
     func unbind(redraw: Bool = true) {
         cancelImageLoad(registry: screen.registry)
         stopPlayer()
-        boundKey = nil
+        bound = nil
         status = .empty
         source = nil
-        pictures = [:]
+        forgetPictures()
         if redraw { screen.setNeedsDisplay(self) }
     }
 
     /// The cell's size changed: pictures are encoded again from the source.
-    func layoutChanged() { pictures = [:] }
+    func layoutChanged() { forgetPictures() }
 
     // MARK: ImageTarget
 
     func display(_ image: Image?, as presentation: ImagePresentation, forKey key: String) {
         stopPlayer()
         source = image
-        pictures = [:]
+        forgetPictures()
         frame = 0
-        if let image, presentation == .final, image.isAnimated, screen.animates { play(image) }
+        if let image, let request = bound, presentation == .final, image.frameCount > 1, screen.animates { play(request) }
         screen.setNeedsDisplay(self)
     }
 
@@ -152,25 +155,56 @@ final class ShowCell: ImageTarget {
         let box = screen.pixelSize
         let fitted = still.resized(toFitWidth: box.width, height: box.height)
         let encoded = (screen.options.graphics.encoder(imageID: UInt32(index + 1)).encode(fitted, background: .black), fitted.pixelWidth)
-        pictures[frame] = encoded
+        keep(encoded, for: frame)
         return encoded
+    }
+
+    /// An animation's pictures are kept while all of them fit in this many bytes of escape
+    /// sequences (then it plays without decoding again); past it, each frame is decoded when due.
+    static let pictureCacheBytes = 8 << 20
+
+    private func keep(_ picture: (picture: TerminalPicture, width: Int), for frame: Int) {
+        guard cachesEveryFrame else { return pictures = [frame: picture] }
+        picturesBytes += picture.picture.lines.reduce(0) { $0 + $1.utf8.count }
+        if picturesBytes > Self.pictureCacheBytes {
+            cachesEveryFrame = false
+            pictures = [frame: picture]
+        } else {
+            pictures[frame] = picture
+        }
+    }
+
+    private func forgetPictures() {
+        pictures = [:]
+        picturesBytes = 0
+        cachesEveryFrame = true
     }
 
     // MARK: Animation
 
-    private func play(_ image: Image) {
+    /// Plays the bound animation frame by frame from its original bytes (``ShowAnimation``);
+    /// a frame whose picture is kept is not decoded again. A file that breaks part-way stays on
+    /// its last good frame.
+    private func play(_ request: ImageRequest) {
+        let pipeline = screen.pipeline
         player = Task { @MainActor [weak self] in
+            guard let animation = try? await ShowAnimation.open(request, pipeline: pipeline) else { return }
             var shown = 0, completedLoops = 0
             while !Task.isCancelled {
-                try? await Task.sleep(for: image.frames[shown].duration)
+                try? await Task.sleep(for: animation.duration(at: shown))
                 while self?.screen.paused == true, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(50)) }
-                guard let self, !Task.isCancelled else { return }
+                guard self != nil, !Task.isCancelled else { return }
                 var next = shown + 1
-                if next == image.frames.count {
+                if next == animation.frameCount {
                     completedLoops += 1
-                    if image.loopCount > 0 && completedLoops >= image.loopCount { return }  // stays on the last frame
+                    if animation.loopCount > 0 && completedLoops >= animation.loopCount { return }  // stays on the last frame
                     next = 0
                 }
+                if self?.pictures[next] == nil {
+                    guard let still = try? await animation.frame(at: next), let self, !Task.isCancelled else { return }
+                    source = still
+                }
+                guard let self else { return }
                 shown = next
                 frame = shown
                 screen.setNeedsDisplay(self)

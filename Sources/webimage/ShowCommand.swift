@@ -54,7 +54,9 @@ struct ShowCommand: AsyncParsableCommand {
         guard !all.isEmpty else { throw ValidationError("give at least one URL (or --input FILE)") }
         let requests = try all.map { text -> ImageRequest in
             guard let url = URL(string: text), url.scheme != nil else { throw CLIError("not a URL: \(text)") }
-            return ImageRequest(url: url, options: .progressiveLoad)
+            // The pipeline decodes an animation's first frame; the cell plays the rest from the
+            // original's bytes one frame at a time (ShowAnimation).
+            return ImageRequest(url: url, options: [.progressiveLoad, .decodeFirstFrameOnly])
         }
         let interactive = isatty(STDOUT_FILENO) == 1
         guard interactive || (graphics == .blocks && width != nil) else {
