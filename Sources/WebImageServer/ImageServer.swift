@@ -40,7 +40,7 @@ public final class ImageServer: Sendable {
         self.registry = registry
         self.logger = logger
         signer = URLSigner(keys: configuration.signingKeys)
-        renderExecutor = ImageWorkExecutor(threads: configuration.renderThreads, name: "wi-render")
+        renderExecutor = ImageWorkExecutor(threads: configuration.renderThreads, name: "wi-render", niceness: configuration.renderNiceness)
         memoryBudget = MemoryBudget(limit: configuration.memoryBudgetBytes)
         allowList = try SourceAllowList(configuration.allowedSources)
         queue = RenderQueue(

@@ -58,6 +58,10 @@ public struct ImageServerConfiguration: Sendable {
     /// Swift's cooperative pool, so `/health`, `/metrics`, cache hits and the deadlines' timers
     /// answer however heavy the renders are. Renders beyond it wait for a thread.
     public var renderThreads = ProcessInfo.processInfo.activeProcessorCount
+    /// Added to the process's nice value on the render threads (0…19; default 5): when renders
+    /// fill every core, the server's event loops still get one at once, so `/health` and cache
+    /// hits answer within milliseconds; on an idle machine renders use every core as before.
+    public var renderNiceness: Int32 = 5
     /// The memory renders may hold at once, in bytes: `MemoryBudget/defaultLimit` (half the
     /// cgroup limit, or half of physical memory), at most 1 GiB, so that a server left at its
     /// defaults stays near 1 GB plus its fixed overhead whatever it is asked. Each render

@@ -28,6 +28,7 @@ struct ServeOptions: ParsableArguments {
     @Option(help: "Requests fetched and rendered at once (WEBIMAGE_CONCURRENCY; default: twice the number of cores).") var concurrency: Int?
     @Option(help: "Requests waiting for a render before 429 (WEBIMAGE_QUEUE; default 64).") var queue: Int?
     @Option(help: "Threads that decode, process and encode, apart from the server's own (WEBIMAGE_RENDER_THREADS; default: the number of cores).") var renderThreads: Int?
+    @Option(help: "Nice value added to the render threads, 0-19, so the server's own threads win the cores when renders fill them (WEBIMAGE_RENDER_NICENESS; default 5).") var renderNiceness: Int?
     @Option(help: "Renders one client (its address; behind a local proxy, the last X-Forwarded-For entry) may have running or waiting (WEBIMAGE_PER_CLIENT; default: no limit).")
     var perClient: Int?
     @Option(help: "Cache-Control max-age of images in seconds (WEBIMAGE_MAX_AGE; default 31536000).") var maxAge: Int?
@@ -116,6 +117,10 @@ struct ServeOptions: ParsableArguments {
         if let v = try Self.value(renderThreads, "WEBIMAGE_RENDER_THREADS", env) {
             guard (1...1024).contains(v) else { throw CLIError("the render threads must be from 1 to 1024") }
             c.renderThreads = v
+        }
+        if let v = try Self.value(renderNiceness, "WEBIMAGE_RENDER_NICENESS", env) {
+            guard (0...19).contains(v) else { throw CLIError("the render niceness must be from 0 to 19") }
+            c.renderNiceness = Int32(v)
         }
         c.maxRendersPerClient = try Self.value(perClient, "WEBIMAGE_PER_CLIENT", env)
         if let v = try Self.value(maxAge, "WEBIMAGE_MAX_AGE", env) { c.cacheMaxAge = v }

@@ -136,5 +136,15 @@ struct ImageWorkExecutorTests {
         #expect(!executor.ownsCurrentThread)
         #expect(clock.now - start >= .milliseconds(600), "four 300 ms jobs on two threads took \(clock.now - start)")
     }
+
+    @Test func aNicerExecutorsThreadsRunAtTheProcessNiceValuePlusItsOwn() async throws {
+        let process = try #require(ThreadNiceness.ofCurrentThread())
+        let nicer = ImageWorkExecutor(threads: 2, name: "test-nice", niceness: 5), plain = ImageWorkExecutor(threads: 1, name: "test-plain")
+        defer { nicer.shutdown(); plain.shutdown() }
+        let seen = await Task(executorPreference: nicer) { ThreadNiceness.ofCurrentThread() }.value
+        #expect(seen == min(process + 5, 19))
+        #expect(await Task(executorPreference: plain) { ThreadNiceness.ofCurrentThread() }.value == process)
+        #expect(ThreadNiceness.ofCurrentThread() == process, "the caller's thread is unchanged")
+    }
 }
 }

@@ -30,13 +30,24 @@ public final class ImageWorkExecutor: TaskExecutor, @unchecked Sendable {
 
     /// Starts `threads` threads (at least one), named `name-0`, `name-1`, …; they run until
     /// ``shutdown()``.
-    public init(threads: Int, name: String = "webimage-work") {
+    ///
+    /// `niceness` (0…19) is added to the process's nice value for these threads alone: a server
+    /// gives its renders 5, so that when they fill every core the event loops, health checks and
+    /// cache hits still get a core at once; renders then use what is left, which on an idle
+    /// machine is everything. Raising a thread's nice value needs no privilege.
+    ///
+    /// ```swift
+    /// let renders = ImageWorkExecutor(threads: 4, name: "renders", niceness: 5)
+    /// ```
+    public init(threads: Int, name: String = "webimage-work", niceness: Int32 = 0) {
         threadCount = max(1, threads)
+        let niceness = min(max(niceness, 0), 19)
         for index in 0..<threadCount {
             // Named from inside: on Linux a name set before `start()` is lost, and the thread
             // keeps its creator's.
             let thread = Thread { [self] in
                 Thread.current.name = "\(name)-\(index)"
+                if niceness > 0 { Self.lowerPriorityOfCurrentThread(by: niceness) }
                 condition.withLock { _ = self.threads.insert(pthread_self()) }
                 self.run()
             }
@@ -72,6 +83,22 @@ public final class ImageWorkExecutor: TaskExecutor, @unchecked Sendable {
         stopped = true
         condition.broadcast()
         condition.unlock()
+    }
+
+    /// On Linux a thread has its own nice value, set through its thread id (read from
+    /// `/proc/thread-self`, a link to `PID/task/TID`: Glibc's `gettid` is not visible to Swift).
+    private static func lowerPriorityOfCurrentThread(by niceness: Int32) {
+        #if os(Linux)
+        var link = [CChar](repeating: 0, count: 64)
+        let length = readlink("/proc/thread-self", &link, link.count - 1)
+        guard length > 0, let text = String(validating: link[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self),
+              let id = text.split(separator: "/").last.flatMap({ id_t($0) }) else { return }
+        let which = __priority_which_t(PRIO_PROCESS.rawValue)
+        errno = 0
+        let current = getpriority(which, 0)
+        guard errno == 0 else { return }
+        _ = setpriority(which, id, min(current + niceness, 19))
+        #endif
     }
 
     private func run() {

@@ -160,6 +160,11 @@ extension ServerTests {
                 let renders = (0..<cores).map { _ in Task { try await ServeCommandTests.get(heavy, client: client).0 } }
                 #expect(await eventually(timeout: .seconds(30)) { origin.requestCount(path: "/images/big.png") >= 1 })
                 try await Task.sleep(for: .milliseconds(500))
+                // Renders run five nice levels below the server's own threads, which win the cores.
+                let threads = ThreadNiceness.of(process: serve.process.processIdentifier)
+                let renderThreads = threads.filter { $0.name.hasPrefix("wi-render") }
+                #expect(renderThreads.count == cores && renderThreads.allSatisfy { $0.nice == 5 }, "\(threads)")
+                #expect(threads.filter { $0.name.hasPrefix("NIO-") }.allSatisfy { $0.nice == 0 }, "event loops: \(threads)")
                 let clock = ContinuousClock()
                 var latencies: [Duration] = []
                 for round in 0..<40 {
