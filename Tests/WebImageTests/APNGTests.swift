@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WebImage
 
-@Suite("APNG: sniffing, limits, options and lossless re-encoding")
+@Suite("APNG: sniffing, limits, options and lossless re-encoding", .onTestThreads)
 struct APNGTests {
     static func fixture(_ name: String) throws -> Data { try CoderFixtureTests.data(name) }
 

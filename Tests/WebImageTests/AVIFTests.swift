@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("AVIF over libavif")
+@Suite("AVIF over libavif", .onTestThreads)
 struct AVIFTests {
     @Test func sequenceKeepsFramesAndDurations() throws {
         let source = AnimationTests.flatAnimation()

@@ -4,7 +4,7 @@ import Testing
 @testable import WebImage
 import WebImageOrigin
 
-@Suite("Binding: targets, operation keys, stale guard, presentation order")
+@Suite("Binding: targets, operation keys, stale guard, presentation order", .onTestThreads)
 @MainActor
 struct BindingTests {
     static func files() throws -> [String: Data] {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WebImage
 
-@Suite("Disk cache: index, metadata, limits")
+@Suite("Disk cache: index, metadata, limits", .onTestThreads)
 struct DiskCacheTests {
     func metadata(_ size: Int, etag: String? = "\"e\"") -> CacheMetadata {
         CacheMetadata(

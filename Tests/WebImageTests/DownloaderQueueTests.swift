@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("Downloader queue: limit, order, priority")
+@Suite("Downloader queue: limit, order, priority", .onTestThreads)
 struct DownloaderQueueTests {
     @Test(arguments: LoaderKind.allCases)
     func concurrencyLimitIsNeverExceeded(loader: LoaderKind) async throws {

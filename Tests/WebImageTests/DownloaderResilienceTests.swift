@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("Downloader against slow, dying and lying servers")
+@Suite("Downloader against slow, dying and lying servers", .onTestThreads)
 struct DownloaderResilienceTests {
     @Test(arguments: LoaderKind.allCases)
     func stalledServerTimesOut(loader: LoaderKind) async throws {

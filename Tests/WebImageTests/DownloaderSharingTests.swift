@@ -5,7 +5,7 @@ import WebImageOrigin
 
 /// Only the same request shares a download: the origin answers differently per header, and
 /// every caller gets the answer to its own request.
-@Suite("Downloader sharing: only what is the same request")
+@Suite("Downloader sharing: only what is the same request", .onTestThreads)
 struct DownloaderSharingTests {
     static let credentials = Credentials(user: "user", password: "secret")
 

@@ -7,7 +7,7 @@ extension HeavyTests {
 /// sizes, offsets and counts) through the real decoders, their headers, properties and
 /// frame-by-frame decoders: a value or a typed error, never a trap (docs/ARCHITECTURE.md,
 /// "Untrusted arithmetic").
-@Suite("Extreme field values through every decoder")
+@Suite("Extreme field values through every decoder", .onTestThreads)
 struct ExtremeValueDecodingTests {
     /// Decodes `data` every way the library can; what it gives (a value or an error) is for the caller to check.
     @discardableResult

@@ -7,7 +7,7 @@ import WebImageOrigin
 /// cache or through the look-up cache — for `Authorization`, a cookie, credentials and a custom
 /// header declared identity-bearing. The origin answers each identity with its own image
 /// (``IdentityImages``), so a caller can tell whose image it got.
-@Suite("Identity isolation: work and caches shared only within one identity")
+@Suite("Identity isolation: work and caches shared only within one identity", .onTestThreads)
 struct IdentityIsolationTests {
     enum Place: String, CaseIterable, Sendable { case inFlight, memory, disk, lookup }
 

@@ -4,7 +4,7 @@ import Testing
 @testable import WebImage
 import WebImageOrigin
 
-@Suite("ImageLoader: an observable load")
+@Suite("ImageLoader: an observable load", .onTestThreads)
 @MainActor
 struct ImageLoaderTests {
     /// Records which observed properties changed, re-registering after each change — what

@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("Processors: identifiers, composition, animation, errors")
+@Suite("Processors: identifiers, composition, animation, errors", .onTestThreads)
 struct ProcessingTests {
     static let photo = SampleImages.pattern(width: 40, height: 30, seed: 3, alpha: true)
 

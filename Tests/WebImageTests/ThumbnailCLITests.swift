@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("webimage fetch --resize/--format and info for GIF and WebP")
+@Suite("webimage fetch --resize/--format and info for GIF and WebP", .onTestThreads)
 struct ThumbnailCLITests {
     struct Info: Decodable { var format: String; var width, height, frames, bytes: Int }
 

@@ -6,7 +6,7 @@ import WebImageOrigin
 /// `Vary` through the pipeline's caches, against a real origin whose `/cache/{name}?vary=X-Pick`
 /// serves the sample its request's `X-Pick` names (not an identity header: the keys are the
 /// same for every value, so only `Vary` keeps the answers apart).
-@Suite("Vary: a cached response serves only the same header values")
+@Suite("Vary: a cached response serves only the same header values", .onTestThreads)
 struct VaryCachingTests {
     func pipeline(_ directory: URL, memory: MemoryCache? = nil) throws -> ImagePipeline {
         var downloader = ImageDownloaderConfiguration()

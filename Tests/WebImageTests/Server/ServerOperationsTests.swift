@@ -6,7 +6,7 @@ import WebImageServer
 
 extension ServerTests {
     /// Result and source caches, /health, /ready, /metrics.
-    @Suite("Image server: caches and observability")
+    @Suite("Image server: caches and observability", .onTestThreads)
     struct ServerOperationsTests {
         @Test func resultsComeFromMemoryThenFromDiskAfterARestart() async throws {
             let directory = temporaryDirectory()

@@ -4,5 +4,5 @@ import Testing
 /// one test at a time: started all at once beside the rest of the suite, they kept the two cores
 /// busy for a minute and the timing-sensitive tests that started with them timed out (as
 /// ``ServerTests`` does for the server's suites).
-@Suite("Heavy work", .serialized)
+@Suite("Heavy work", .serialized, .onTestThreads)
 enum HeavyTests {}
