@@ -31,38 +31,44 @@ struct WatermarkStep: ImageProcessing {
         let width = image.pixelWidth, height = image.pixelHeight
         guard width > 0, height > 0 else { return image }
         let tile = try scaledMark(width: width, height: height)
-        let tileWidth = tile.pixelWidth, tileHeight = tile.pixelHeight
         let source = Self.faded(tile, opacity: options.opacity)
+        // A single tile covers the rows and columns where it falls, clipped to the image; `re`
+        // covers the whole image, the tile and its gap (0 or more, checked when parsed) repeating.
+        let repeated = options.position == .repeated
+        let tileWidth = tile.pixelWidth, tileHeight = tile.pixelHeight
+        let (left, top) = repeated ? (0, 0) : Self.origin(options, width: width, height: height, tile: (tileWidth, tileHeight))
+        let periodX = tileWidth + (repeated ? options.x : 0), periodY = tileHeight + (repeated ? options.y : 0)
+        let rows = Self.span(top, tileHeight, repeated ? height : nil, within: height)
+        let columns = Self.span(left, tileWidth, repeated ? width : nil, within: width)
         var result = image
         let rowBytes = image.bytesPerRow
+        var cancelled = false
         result.pixels.withUnsafeMutableBufferPointer { out in
-            func blend(atX left: Int, y top: Int) {
-                let x0 = max(left, 0), x1 = min(left + tileWidth, width), y0 = max(top, 0), y1 = min(top + tileHeight, height)
-                guard x0 < x1, y0 < y1 else { return }
-                for y in y0..<y1 {
-                    var o = y * rowBytes + x0 * 4, s = ((y - top) * tileWidth + (x0 - left)) * 4
-                    for _ in x0..<x1 {
-                        let keep = 255 - Int(source[s + 3])
-                        for c in 0..<4 {
-                            out[o + c] = UInt8(Int(source[s + c]) + (Int(out[o + c]) * keep + 127) / 255)
-                        }
-                        o += 4
-                        s += 4
+            source.withUnsafeBufferPointer { mark in
+                for y in rows {
+                    if y & 15 == 0, Task.isCancelled { cancelled = true; return }
+                    let ty = (y - top) % periodY
+                    guard ty < tileHeight else { continue }
+                    for x in columns {
+                        let tx = (x - left) % periodX
+                        guard tx < tileWidth else { continue }
+                        let o = y * rowBytes + x * 4, s = (ty * tileWidth + tx) * 4
+                        let keep = 255 - Int(mark[s + 3])
+                        for c in 0..<4 { out[o + c] = UInt8(Int(mark[s + c]) + (Int(out[o + c]) * keep + 127) / 255) }
                     }
                 }
             }
-            switch options.position {
-            case .repeated:
-                // The gaps are 0 or more (checked when parsed): every step is at least one pixel.
-                for top in stride(from: 0, to: height, by: tileHeight + options.y) {
-                    for left in stride(from: 0, to: width, by: tileWidth + options.x) { blend(atX: left, y: top) }
-                }
-            default:
-                let (left, top) = Self.origin(options, width: width, height: height, tile: (tileWidth, tileHeight))
-                blend(atX: left, y: top)
-            }
         }
+        if cancelled { throw .cancelled }
         return result
+    }
+
+    /// The pixels of one axis a tile at `start` of `length` covers, clipped to `0 ..< size`; or
+    /// all of them (`all`) when it repeats from 0.
+    private static func span(_ start: Int, _ length: Int, _ all: Int?, within size: Int) -> Range<Int> {
+        if let all { return 0..<all }
+        let low = min(max(start, 0), size)
+        return low..<max(low, min(start + length, size))
     }
 
     /// The watermark fitted into `scale` × the image's sides, or as it is.

@@ -95,6 +95,14 @@ extension ServerTests {
                 #expect(isRed(offset, 85, 49) && isRed(offset, 94, 54) && isWhite(offset, 95, 54) && isWhite(offset, 84, 49) && isWhite(offset, 94, 55))
                 let centre = try await serve.image("white.png", "format=png&wm=1")
                 #expect(isRed(centre, 45, 27) && isRed(centre, 54, 32) && isWhite(centre, 44, 27) && isWhite(centre, 55, 33))
+                // Partly outside: clipped; wholly outside: nothing drawn (the same pixels as without).
+                let clipped = try await serve.image("white.png", "format=png&wm=1:nowe:-5:-3")
+                #expect(isRed(clipped, 0, 0) && isRed(clipped, 4, 2) && isWhite(clipped, 5, 0) && isWhite(clipped, 0, 3))
+                let plain = try await serve.image("white.png", "format=png")
+                for outside in ["1:we:-50:0", "1:ea:-10:0", "1:no:0:-6", "1:soea:100:60", "1:ce:8192:0"] {
+                    let image = try await serve.image("white.png", "format=png&wm=\(outside)")
+                    #expect(image.pixels == plain.pixels, "\(outside)")
+                }
                 // Tiles every 10 + 10 pixels across and 6 + 4 down.
                 let tiled = try await serve.image("white.png", "format=png&wm=1:re:10:4")
                 #expect(isRed(tiled, 0, 0) && isWhite(tiled, 12, 0) && isRed(tiled, 20, 10) && isRed(tiled, 85, 55) && isWhite(tiled, 95, 55) && isWhite(tiled, 5, 7))
