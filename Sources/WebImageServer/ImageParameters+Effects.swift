@@ -105,9 +105,10 @@ extension ImageParameters {
     }
 
     /// Steps after the resize, in imgproxy's order: `blur`, `sharpen`, `pixelate`, `extend`,
-    /// `padding` (both painted with `bg`, transparent without it), and, when `format` has no
-    /// alpha (JPEG) and `bg` is given, the flattening onto `bg`.
-    package func finishingSteps(for format: ImageFormat) -> [any ImageProcessing] {
+    /// `padding` (both painted with `bg`, transparent without it), the watermark (`wm`, when the
+    /// server has `watermark`), and, when `format` has no alpha (JPEG) and `bg` is given, the
+    /// flattening onto `bg`.
+    package func finishingSteps(for format: ImageFormat, watermark mark: ServerWatermark? = nil) -> [any ImageProcessing] {
         var steps: [any ImageProcessing] = []
         if let blur { steps.append(ImageProcessors.GaussianBlur(radius: blur)) }
         if let sharpen { steps.append(ImageProcessors.Sharpen(sigma: sharpen)) }
@@ -118,6 +119,7 @@ extension ImageParameters {
             steps.append(ImageProcessors.Padding(
                 top: scaled(padding.top), right: scaled(padding.right), bottom: scaled(padding.bottom), left: scaled(padding.left), background: paint))
         }
+        if let watermark, let mark { steps.append(WatermarkStep(mark: mark.image, digest: mark.digest, options: watermark)) }
         if format == .jpeg, let background { steps.append(ImageProcessors.Flatten(background)) }
         return steps
     }

@@ -7,8 +7,9 @@ public import WebImage
 /// default; `cover`; `fill`), `format` (`auto`, the default; `jpeg`, `png`, `webp`, `avif`,
 /// `gif`), `q` (1–100), `process` (the `fetch --process` grammar) and imgproxy's geometry and
 /// effect options (`enlarge`, `dpr`, `gravity`, `extend`, `padding`, `bg`, `trim`, `sharpen`,
-/// `pixelate`, `blur`, `max_bytes`: see `ImageParameters+Effects.swift`). Unknown or repeated
-/// parameters are refused, so that one image has one URL (and one cache entry).
+/// `pixelate`, `blur`, `max_bytes`: see `ImageParameters+Effects.swift`) and `wm`
+/// (`ImageParameters+Watermark.swift`). Unknown or repeated parameters are refused, so that one
+/// image has one URL (and one cache entry). Presets (``ImagePresets``) are expanded before.
 ///
 /// ```swift
 /// let parameters = try ImageParameters(query: [("url", "https://example.com/a.jpg"), ("w", "256")], maxSide: 8192)
@@ -59,10 +60,12 @@ public struct ImageParameters: Sendable {
     public var blur: Double?
     /// `max_bytes`: lossy results lose quality until they fit (``maxBytesQualityFloor``).
     public var maxBytes: Int?
+    /// `wm`: the server's watermark over the result (``WatermarkOptions``).
+    public var watermark: WatermarkOptions?
     /// The parsed `process` steps.
     public var processors: [any ImageProcessing] { (try? process.map(ImageProcessorSpec.parse)) ?? [] }
 
-    static let names: Set<String> = Set(["url", "w", "h", "fit", "format", "q", "process", "s"]).union(effectNames)
+    static let names: Set<String> = Set(["url", "w", "h", "fit", "format", "q", "process", "s", "wm"]).union(effectNames)
 
     /// `url` is normalised (``SourceURL``); a URL with a user name or password is refused.
     public init(query: [(String, String)], maxSide: Int) throws(ImageServerError) {
@@ -98,6 +101,7 @@ public struct ImageParameters: Sendable {
             process = spec
         }
         try parseEffects(seen, maxSide: maxSide)
+        watermark = try Self.watermark(seen["wm"], maxSide: maxSide)
     }
 
     /// The query as a dictionary, refusing a name outside `names` or given twice: one resource,
@@ -136,7 +140,9 @@ public struct ImageParameters: Sendable {
     /// `color`: the server's `ColorHandling` — part of the key when it is not the default, so
     /// results rendered under another setting are never served (a cache folder outlives a restart).
     /// `img3`: `fit=cover|fill` stopped enlarging by default, so no `img2` entry is served again.
-    public func cacheKey(negotiated: String, color: ColorHandling = .convertToSRGB) -> String {
+    /// `watermark`: the server's ``ServerWatermark/digest``, keyed with `wm` (a field only keys
+    /// with a watermark have: keys without one are those of before).
+    public func cacheKey(negotiated: String, color: ColorHandling = .convertToSRGB, watermark digest: String? = nil) -> String {
         var key = KeyEncoding("img3")
         key.add("url", source.url.absoluteString)
         key.add("w", width.map(String.init))
@@ -148,6 +154,7 @@ public struct ImageParameters: Sendable {
         key.add("process", list: process == nil ? nil : processors.map(\.identifier))
         addEffects(to: &key)
         if color != .convertToSRGB { key.add("color", color.rawValue) }
+        if let watermark { key.add("wm", (digest ?? "-") + ":" + watermark.identifier) }
         return key.text
     }
 }

@@ -26,6 +26,8 @@ public final class ImageServer: Sendable {
     public let pipeline: ImagePipeline
     let signer: URLSigner
     let allowList: SourceAllowList
+    /// The operator's presets (``ImageServerConfiguration/presets``), checked at start.
+    let presets: ImagePresets
     let queue: RenderQueue
     let results: ResultCache
     let metrics: ServerMetrics
@@ -43,6 +45,9 @@ public final class ImageServer: Sendable {
         renderExecutor = ImageWorkExecutor(threads: configuration.renderThreads, name: "wi-render", niceness: configuration.renderNiceness)
         memoryBudget = MemoryBudget(limit: configuration.memoryBudgetBytes)
         allowList = try SourceAllowList(configuration.allowedSources)
+        presets = try ImagePresets(
+            configuration.presets, onlyPresets: configuration.onlyPresets, maxSide: configuration.maxOutputSide,
+            watermark: configuration.watermark != nil)
         queue = RenderQueue(
             maxRunning: configuration.maxConcurrentRenders, maxWaiting: configuration.maxQueuedRenders,
             maxPerClient: configuration.maxRendersPerClient)

@@ -100,5 +100,14 @@ public struct ImageServerConfiguration: Sendable {
     /// applied to the pixels.
     public var colorHandling: ColorHandling = .convertToSRGB
 
+    /// Named parameter sets, `NAME=PARAMETER:VALUE/…` (``ImagePresets``): `/img?preset=NAME`
+    /// uses one; a preset named `default` applies to every request. None by default.
+    public var presets: [String] = []
+    /// Requests may give only `url`, `preset` and `s` (imgproxy's `IMGPROXY_ONLY_PRESETS`): what
+    /// is rendered is only ever what the operator defined. Off by default; needs a preset.
+    public var onlyPresets = false
+    /// The image `wm=` blends over results (``ServerWatermark``); `nil` (the default): `wm` is refused.
+    public var watermark: ServerWatermark? = nil
+
     public init() {}
 }

@@ -13,7 +13,8 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Serve resized images from other origins over HTTP (GET /img?url=…&w=…).",
         discussion: """
-            GET /img?url=URL&w=&h=&fit=inside|cover|fill&format=auto|jpeg|png|webp|avif|gif&q=1-100&process=SPEC&s=SIG. \
+            GET /img?url=URL&preset=NAME&w=&h=&fit=inside|cover|fill&format=auto|jpeg|png|webp|avif|gif&q=1-100&process=SPEC&wm=OPACITY:POSITION&s=SIG \
+            (and imgproxy's dpr, gravity, extend, padding, bg, trim, blur, sharpen, pixelate, max_bytes). \
             Also /health, /ready and /metrics (Prometheus). Prints "listening on http://HOST:PORT" once ready; \
             SIGTERM or SIGINT stop accepting, finish requests in flight and exit 0. Every flag has a WEBIMAGE_* \
             environment variable (docs/DEPLOY.md).

@@ -51,6 +51,12 @@ struct ServeOptions: ParsableArguments {
     @Option(help: "Header fields in a request, 431 beyond (WEBIMAGE_MAX_HEADERS; default 100).") var maxHeaders: Int?
     @Option(help: "Seconds in-flight requests may take after SIGTERM (WEBIMAGE_SHUTDOWN_TIMEOUT; default 30).") var shutdownTimeout: Double?
     @Option(help: "trace, debug, info, notice, warning, error or critical (WEBIMAGE_LOG_LEVEL; default info).") var logLevel: String?
+    @Option(name: .customLong("preset"), help: "A named parameter set NAME=PARAM:VALUE/PARAM:VALUE (thumb=w:200/h:200/fit:cover), used by /img?preset=NAME; 'default' applies to every request; repeatable (WEBIMAGE_PRESETS, comma-separated).")
+    var presets: [String] = []
+    @Option(help: "A file of presets, one NAME=PARAM:VALUE/… a line, # comments (WEBIMAGE_PRESETS_FILE).") var presetsFile: String?
+    @Flag(name: [.customLong("only-presets"), .customLong("presets-only")], help: "Refuse any /img parameter but url, preset and s (WEBIMAGE_ONLY_PRESETS=1).")
+    var onlyPresets = false
+    @Option(help: "An image blended over results that ask for it with wm= (WEBIMAGE_WATERMARK; at most 4 MB and 4096 x 4096).") var watermark: String?
 
     /// The flag, else the environment variable, else `nil`.
     static func value<T: LosslessStringConvertible>(_ flag: T?, _ variable: String, _ environment: [String: String]) throws -> T? {
@@ -140,6 +146,7 @@ struct ServeOptions: ParsableArguments {
             guard (1...100).contains(v) else { throw CLIError("the quality must be from 1 to 100") }
             c.defaultQuality = v
         }
+        try presetsAndWatermark(env, into: &c)
         let port = try Self.value(port, "WEBIMAGE_PORT", env) ?? 8080
         guard (0...65535).contains(port) else { throw CLIError("the port must be from 0 to 65535") }
         return (

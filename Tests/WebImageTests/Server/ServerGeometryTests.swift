@@ -63,11 +63,13 @@ extension ServerTests {
             }
         }
 
-        static func withServe(_ arguments: [String] = [], _ body: (Serve) async throws -> Void) async throws {
+        static func withServe(
+            _ arguments: [String] = [], environment: [String: String] = [:], files: [String: Data] = files, _ body: (Serve) async throws -> Void
+        ) async throws {
             try await withOrigin(files: files) { origin in
                 let serve = try await ServeCommandTests.ServeProcess(
                     ["--allow-private-networks", "--fetch-timeout", "60"] + arguments,
-                    environment: ["WEBIMAGE_KEY": key, "WEBIMAGE_LOG_LEVEL": "error"])
+                    environment: ["WEBIMAGE_KEY": key, "WEBIMAGE_LOG_LEVEL": "error"].merging(environment) { $1 })
                 let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup), shutdownOnExit = ShutdownOnExit(client)
                 defer { withExtendedLifetime(shutdownOnExit) {} }
                 do {

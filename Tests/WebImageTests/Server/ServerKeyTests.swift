@@ -19,10 +19,12 @@ extension ServerTests {
             ("gravity", "no", [("w", "100"), ("h", "10"), ("fit", "cover")]), ("extend", "1", [("w", "20"), ("h", "10")]),
             ("padding", "3", [("w", "10")]), ("bg", "ff0000", [("w", "10"), ("padding", "2")]), ("sharpen", "2", [("w", "10")]),
             ("pixelate", "4", [("w", "10")]), ("blur", "2", [("w", "10")]), ("max_bytes", "300", [("w", "100"), ("format", "jpeg")]),
+            ("wm", "1:nowe", [("w", "100"), ("format", "png")]),
         ]
 
         @Test func eachParameterSmuggledInTheURLGetsItsOwnKeyETagAndRender() async throws {
-            try await withImageServer { harness in
+            let mark = try ServerWatermark(data: ServerWatermarkTests.red)
+            try await withImageServer({ $0.watermark = mark }) { harness in
                 let source = harness.origin.imageURL("photo.jpg").absoluteString + "?a"
                 for (name, value, base) in Self.forgeries {
                     let forged = try await harness.get(harness.imgPath([("url", source + "&\(name)=\(value)")] + base))
@@ -58,6 +60,12 @@ extension ServerTests {
             #expect(try key([("url", source), ("w", "10"), ("h", "10"), ("fit", "cover"), ("gravity", "fp:0.1:0.2")])
                 != key([("url", source), ("w", "10"), ("h", "10"), ("fit", "cover"), ("gravity", "fp:0.2:0.1")]))
             #expect(try key([("url", source), ("blur", "2")]) != key([("url", source), ("process", "blur:2")]))
+            // wm: one render, one key, whatever the spelling; opacity 0 is no watermark.
+            #expect(try key([("url", source), ("wm", "0.5")]) == key([("url", source), ("wm", "0.50:ce:0:0:0")]))
+            #expect(try key([("url", source), ("wm", "0")]) == key([("url", source)]))
+            #expect(try key([("url", source), ("wm", "0.5:no:1:2")]) != key([("url", source), ("wm", "0.5:no:2:1")]))
+            #expect(try ImageParameters(query: [("url", source), ("wm", "1")], maxSide: 8192).cacheKey(negotiated: "png", watermark: "aa")
+                != ImageParameters(query: [("url", source), ("wm", "1")], maxSide: 8192).cacheKey(negotiated: "png", watermark: "bb"))
             // A value that imitates the encoding itself.
             #expect(try key([("url", source + ";w=1:4;")]) != key([("url", source), ("w", "4")]))
             #expect(try key([("url", source + "%3Bw%3D1%3A4%3B")]) != key([("url", source), ("w", "4")]))

@@ -19,14 +19,19 @@ extension ServerTests {
         ]
         static let names = [
             "url", "w", "h", "fit", "format", "q", "process", "s", "W", "url ", "", "x",
-            "enlarge", "dpr", "gravity", "extend", "padding", "bg", "trim", "sharpen", "pixelate", "blur", "max_bytes",
+            "enlarge", "dpr", "gravity", "extend", "padding", "bg", "trim", "sharpen", "pixelate", "blur", "max_bytes", "wm", "preset",
         ]
         static let values = [
             "http://127.0.0.1/a.png", "https://example.com/a.jpg?x=1&w=4", "http://u:p@127.0.0.1/a.png", "ftp://x/y",
             "http://[::1]:80/a", "http://127.0.0.1:99999/a", "http://%00/", "HTTP://EXAMPLE.COM./A%2Fb", "", "0", "-1",
             "1", "8192", "8193", "9223372036854775807", "1e300", "inside", "cover", "fill", "auto", "jpeg", "avif", "gif", "100", "101",
             "true", "2.5", "8", "noea", "sm", "fp:0.5:0.25", "fp:1:1e-300", "1,2,3,4", "8192,8192,8192,8192", "ff0000", "00000000", "255",
+            "0.5:soea:10:10:0.25", "1:re:0:0", "1:re:0:0:1e-300", "0.5:ce:-8192:8192:1", "thumb", "thumb:tiled", "nope", "thumb:thumb:thumb",
         ]
+        /// The presets and watermark the query fuzz expands and blends with.
+        static let presets = try! ImagePresets(["thumb=w:100/h:100/fit:cover", "default=q:70", "tiled=wm:0.5:re:3:3"], maxSide: 8192, watermark: true)
+        static let mark = try! ServerWatermark(data: RawPNG(width: 5, height: 3, colorType: 6) { x, y in [200, 10, 10, UInt8(x * 50 + y)] }.encode())
+        static let canvas = Image(format: .png, pixelWidth: 16, pixelHeight: 9, pixels: [UInt8](repeating: 128, count: 16 * 9 * 4), isOpaque: false)
 
         static func mutated(_ generator: inout SplitMix, from pool: [String], parts: ClosedRange<Int>) -> String {
             (0..<Int.random(in: parts, using: &generator)).map { _ in
@@ -61,8 +66,8 @@ extension ServerTests {
         }
 
         @Test func queriesNeverTrapAndEveryAcceptedOneHasOneKey() async {
-            let (accepted, problems) = await offPool { () -> (Int, [String]) in
-                var generator = SplitMix(seed: 26), accepted = 0, problems: [String] = []
+            let (accepted, marked, problems) = await offPool { () -> (Int, Int, [String]) in
+                var generator = SplitMix(seed: 26), accepted = 0, marked = 0, problems: [String] = []
                 for _ in 0..<20_000 {
                     var query: [(String, String)] = []
                     for _ in 0..<Int.random(in: 0...6, using: &generator) {
@@ -75,25 +80,32 @@ extension ServerTests {
                     }
                     if Int.random(in: 0..<3, using: &generator) > 0 { query.insert(("url", Self.values[Int.random(in: 0..<2, using: &generator)]), at: 0) }
                     do throws(ImageServerError) {
-                        let parameters = try ImageParameters(query: query, maxSide: 8192)
+                        let parameters = try ImageParameters(query: Self.presets.expand(query), maxSide: 8192)
                         accepted += 1
-                        let key = parameters.cacheKey(negotiated: "jpeg")
-                        if key != parameters.cacheKey(negotiated: "jpeg") || key == parameters.cacheKey(negotiated: "webp") {
+                        let key = parameters.cacheKey(negotiated: "jpeg", watermark: Self.mark.digest)
+                        if key != parameters.cacheKey(negotiated: "jpeg", watermark: Self.mark.digest) || key == parameters.cacheKey(negotiated: "webp") {
                             problems.append("\(query): the key is not one stable value")
                         }
                         // What the parser accepted is priced (each step's size) without trapping either.
-                        for processor in parameters.leadingSteps + parameters.finishingSteps(for: .jpeg) {
+                        let finishing = parameters.finishingSteps(for: .jpeg, watermark: Self.mark)
+                        for processor in parameters.leadingSteps + finishing {
                             _ = processor.outputSize(width: 8192, height: 8192)
                             _ = processor.workingBytes(width: 8192, height: .max)
+                        }
+                        // An accepted watermark blends without trapping, whatever its offsets and scale.
+                        for step in finishing where step.identifier.hasPrefix("watermark(") {
+                            marked += 1
+                            do { _ = try Self.canvas.processed(by: [step]) } catch { problems.append("\(query): \(error)") }
                         }
                     } catch {
                         if !(400..<500).contains(error.status) { problems.append("\(query): \(error)") }
                     }
                 }
-                return (accepted, problems)
+                return (accepted, marked, problems)
             }
             #expect(problems.isEmpty, "\(problems.prefix(5))")
             #expect(accepted > 100, "the generator reaches accepted queries too (\(accepted))")
+            #expect(marked > 5, "and accepted watermarks (\(marked))")
         }
 
         @Test func signaturesOfMutatedPathsNeverTrapAndNeverVerifyByAccident() async {

@@ -1,0 +1,65 @@
+public import Foundation
+import Crypto
+public import WebImage
+
+/// The operator's watermark image (`serve --watermark PATH`, imgproxy's `IMGPROXY_WATERMARK_PATH`):
+/// read and decoded once, at startup, within fixed limits, then blended over results that ask
+/// for it with `wm=` (``ImageParameters/WatermarkOptions``, ``WatermarkStep``).
+///
+/// Any format the decoders read; the first frame of an animation; orientation applied, colours
+/// converted to sRGB. The file's SHA-256 is part of every watermarked result's cache key, so a
+/// new watermark file is never served from results of the old one.
+///
+/// ```swift
+/// let mark = try ServerWatermark(data: try Data(contentsOf: URL(fileURLWithPath: "logo.png")))
+/// var configuration = ImageServerConfiguration()
+/// configuration.watermark = mark
+/// ```
+public struct ServerWatermark: Sendable {
+    /// Why a watermark file cannot be used: the server refuses to start with it.
+    public struct InvalidWatermark: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The largest watermark file (4 MB) and picture (4096 × 4096 pixels).
+    public static let maxBytes = 4 << 20
+    public static let maxPixels = 4096 * 4096
+
+    /// The decoded watermark, upright, premultiplied RGBA.
+    public let image: Image
+    /// The first 16 bytes of the file's SHA-256, in hexadecimal.
+    public let digest: String
+
+    public init(data: Data) throws(InvalidWatermark) {
+        guard data.count <= Self.maxBytes else {
+            throw InvalidWatermark(description: "the watermark is \(data.count) bytes, over the limit of \(Self.maxBytes)")
+        }
+        var options = ImageDecodingOptions(maxPixelCount: Self.maxPixels, firstFrameOnly: true)
+        options.colorHandling = .convertToSRGB
+        let decoded: Image
+        do {
+            decoded = try ImageCoderRegistry.default.decode(data, options: options)
+        } catch {
+            throw InvalidWatermark(description: "the watermark cannot be decoded: \(error.description)")
+        }
+        let upright = decoded.oriented()
+        guard upright.pixelWidth > 0, upright.pixelHeight > 0, upright.pixelWidth * upright.pixelHeight <= Self.maxPixels else {
+            throw InvalidWatermark(description: "the watermark must be 1 to \(Self.maxPixels) pixels")
+        }
+        image = upright
+        digest = SHA256.hash(data: data).prefix(16).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The file at `path`, read only up to the size limit.
+    public init(contentsOf path: String) throws(InvalidWatermark) {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw InvalidWatermark(description: "cannot read the watermark file \(path)")
+        }
+        defer { try? handle.close() }
+        let data: Data
+        do { data = try handle.read(upToCount: Self.maxBytes + 1) ?? Data() } catch {
+            throw InvalidWatermark(description: "cannot read the watermark file \(path)")
+        }
+        try self.init(data: data)
+    }
+}

@@ -1,0 +1,103 @@
+import WebImage
+
+/// Blends the server's watermark over an image (`wm=`, ``ImageParameters/WatermarkOptions``):
+/// scaled when asked, placed by position and offsets, clipped to the image, or repeated over it.
+///
+/// The blend is Porter–Duff *over* on premultiplied RGBA, the watermark's four channels first
+/// multiplied by the opacity: `out = mark + image × (1 − markAlpha)` per channel — what Pillow's
+/// `Image.alpha_composite` computes on straight alpha. An opaque image stays opaque.
+///
+/// ```swift
+/// let step = WatermarkStep(mark: watermark.image, digest: watermark.digest, options: options)
+/// let marked = try image.processed(by: [step])
+/// ```
+struct WatermarkStep: ImageProcessing {
+    var mark: Image
+    var digest: String
+    var options: ImageParameters.WatermarkOptions
+
+    var identifier: String { "watermark(\(digest),\(options.identifier))" }
+
+    /// The scaled watermark (at most the image's size, or its own) and its copy with the
+    /// opacity applied, each 4 bytes a pixel, and a resampler's rows.
+    func workingBytes(width: Int, height: Int) -> Int {
+        let own = MemoryBudget.area(mark.pixelWidth, mark.pixelHeight)
+        let scaled = options.scale > 0 ? MemoryBudget.area(width, height) : own
+        let (bytes, overflow) = max(own, scaled).multipliedReportingOverflow(by: 12)
+        return overflow ? .max : bytes
+    }
+
+    func process(_ image: Image) throws(ImageProcessingError) -> Image {
+        let width = image.pixelWidth, height = image.pixelHeight
+        guard width > 0, height > 0 else { return image }
+        let tile = try scaledMark(width: width, height: height)
+        let source = Self.faded(tile, opacity: options.opacity)
+        // A single tile covers the rows and columns where it falls, clipped to the image; `re`
+        // covers the whole image, the tile and its gap (0 or more, checked when parsed) repeating.
+        let repeated = options.position == .repeated
+        let tileWidth = tile.pixelWidth, tileHeight = tile.pixelHeight
+        let (left, top) = repeated ? (0, 0) : Self.origin(options, width: width, height: height, tile: (tileWidth, tileHeight))
+        let periodX = tileWidth + (repeated ? options.x : 0), periodY = tileHeight + (repeated ? options.y : 0)
+        let rows = Self.span(top, tileHeight, repeated ? height : nil, within: height)
+        let columns = Self.span(left, tileWidth, repeated ? width : nil, within: width)
+        var result = image
+        let rowBytes = image.bytesPerRow
+        var cancelled = false
+        result.pixels.withUnsafeMutableBufferPointer { out in
+            source.withUnsafeBufferPointer { mark in
+                for y in rows {
+                    if y & 15 == 0, Task.isCancelled { cancelled = true; return }
+                    let ty = (y - top) % periodY
+                    guard ty < tileHeight else { continue }
+                    for x in columns {
+                        let tx = (x - left) % periodX
+                        guard tx < tileWidth else { continue }
+                        let o = y * rowBytes + x * 4, s = (ty * tileWidth + tx) * 4
+                        let keep = 255 - Int(mark[s + 3])
+                        for c in 0..<4 { out[o + c] = UInt8(Int(mark[s + c]) + (Int(out[o + c]) * keep + 127) / 255) }
+                    }
+                }
+            }
+        }
+        if cancelled { throw .cancelled }
+        return result
+    }
+
+    /// The pixels of one axis a tile at `start` of `length` covers, clipped to `0 ..< size`; or
+    /// all of them (`all`) when it repeats from 0.
+    private static func span(_ start: Int, _ length: Int, _ all: Int?, within size: Int) -> Range<Int> {
+        if let all { return 0..<all }
+        let low = min(max(start, 0), size)
+        return low..<max(low, min(start + length, size))
+    }
+
+    /// The watermark fitted into `scale` × the image's sides, or as it is.
+    private func scaledMark(width: Int, height: Int) throws(ImageProcessingError) -> Image {
+        guard options.scale > 0 else { return mark }
+        let boxWidth = max(1, Int((Double(width) * options.scale).rounded())), boxHeight = max(1, Int((Double(height) * options.scale).rounded()))
+        return try mark.processed(by: [ImageProcessors.Resize(width: boxWidth, height: boxHeight, mode: .fit, upscale: true)])
+    }
+
+    /// Premultiplied pixels, packed, every channel × `opacity`.
+    static func faded(_ image: Image, opacity: Double) -> [UInt8] {
+        let width = image.pixelWidth, rowBytes = image.bytesPerRow, pixels = image.pixels
+        var out = [UInt8](repeating: 0, count: width * 4 * image.pixelHeight)
+        for y in 0..<image.pixelHeight {
+            for i in 0..<(width * 4) {
+                out[y * width * 4 + i] = UInt8((Double(pixels[y * rowBytes + i]) * opacity).rounded())
+            }
+        }
+        return out
+    }
+
+    /// Where the watermark's top-left corner goes: `x` and `y` from the edges the position
+    /// names, or from the centre on a centred axis (imgproxy's placement).
+    static func origin(
+        _ options: ImageParameters.WatermarkOptions, width: Int, height: Int, tile: (width: Int, height: Int)
+    ) -> (Int, Int) {
+        let name = options.position.rawValue
+        let left: Int = name.hasSuffix("we") ? options.x : name.hasSuffix("ea") ? width - tile.width - options.x : (width - tile.width) / 2 + options.x
+        let top: Int = name.hasPrefix("no") ? options.y : name.hasPrefix("so") ? height - tile.height - options.y : (height - tile.height) / 2 + options.y
+        return (left, top)
+    }
+}

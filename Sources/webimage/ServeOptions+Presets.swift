@@ -1,0 +1,48 @@
+import Foundation
+import WebImageServer
+
+extension ServeOptions {
+    /// The largest presets file (1 MB).
+    static let maxPresetsFileBytes = 1 << 20
+
+    /// `--preset`, `--presets-file`, `--only-presets` and `--watermark` (or their variables),
+    /// checked now: a preset or watermark that cannot be used stops the server before it listens.
+    func presetsAndWatermark(_ env: [String: String], into c: inout ImageServerConfiguration) throws {
+        if let path = try Self.value(watermark, "WEBIMAGE_WATERMARK", env) {
+            do throws(ServerWatermark.InvalidWatermark) { c.watermark = try ServerWatermark(contentsOf: path) } catch {
+                throw CLIError("--watermark: \(error.description)")
+            }
+        }
+        c.presets = presets.isEmpty ? Self.presetList(env["WEBIMAGE_PRESETS"] ?? "") : presets
+        if let path = try Self.value(presetsFile, "WEBIMAGE_PRESETS_FILE", env) { c.presets += try Self.presetsFile(path) }
+        c.onlyPresets = onlyPresets || ["1", "true", "yes"].contains(env["WEBIMAGE_ONLY_PRESETS"]?.lowercased() ?? "")
+        do throws(ImagePresets.InvalidPreset) {
+            _ = try ImagePresets(c.presets, onlyPresets: c.onlyPresets, maxSide: c.maxOutputSide, watermark: c.watermark != nil)
+        } catch {
+            throw CLIError("--preset: \(error.description)")
+        }
+    }
+
+    /// `WEBIMAGE_PRESETS`: presets separated by commas, as imgproxy's `IMGPROXY_PRESETS`. A
+    /// value may hold a comma (`padding:1,2,3,4`) but never `=`, so a piece without `=` belongs
+    /// to the preset before it.
+    static func presetList(_ text: String) -> [String] {
+        var list: [String] = []
+        for piece in text.split(separator: ",", omittingEmptySubsequences: false) {
+            if piece.contains("=") || list.isEmpty { list.append(String(piece)) } else { list[list.count - 1] += "," + piece }
+        }
+        return list.filter { !$0.isEmpty }
+    }
+
+    /// The presets in the file at `path`: one a line; blank lines and lines starting with `#` skipped.
+    static func presetsFile(_ path: String) throws -> [String] {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw CLIError("cannot read the presets file \(path)") }
+        defer { try? handle.close() }
+        guard let data = try handle.read(upToCount: maxPresetsFileBytes + 1), data.count <= maxPresetsFileBytes else {
+            throw CLIError("the presets file \(path) is empty or over \(maxPresetsFileBytes) bytes")
+        }
+        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+}
