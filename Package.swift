@@ -52,9 +52,9 @@ let package = Package(
         // zlib: PNG's compressed iCCP profile, inflated with a size limit.
         .systemLibrary(name: "CZlib", path: "Sources/CLibraries/CZlib", pkgConfig: "zlib"),
         // libavif, libheif and libjxl (and the ~30 AV1/HEVC/Highway objects behind them) opened
-        // with dlopen on first use, not at process start: see ARCHITECTURE.md, "Start-up".
+        // with dlopen on first use, not at process start: see docs/architecture/startup.md.
         .target(name: "CCodecLoader", path: "Sources/CLibraries/CCodecLoader", linkerSettings: [.linkedLibrary("dl")]),
-        // CRC-32C with the CPU's crc32 instruction: the disk cache's checksum (see ARCHITECTURE.md).
+        // CRC-32C with the CPU's crc32 instruction: the disk cache's checksum (see docs/architecture/caching.md).
         .target(name: "CCRC32C", path: "Sources/CLibraries/CCRC32C"),
         // libjpeg with a suspending source, for incremental JPEG decoding: its error exit is a
         // longjmp, which Swift cannot catch, so the calls live in C (see its header).

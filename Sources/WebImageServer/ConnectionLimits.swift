@@ -2,7 +2,7 @@ import Foundation
 
 /// How long a connection may take at each stage, and how many connections the server keeps open:
 /// the guards against slow and idle clients (slowloris, idle floods) that hold sockets and file
-/// descriptors without costing the client anything. docs/ARCHITECTURE.md says why each exists.
+/// descriptors without costing the client anything. docs/architecture/server.md says why each exists.
 ///
 /// ```swift
 /// var limits = ConnectionLimits()

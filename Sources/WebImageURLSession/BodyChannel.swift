@@ -3,7 +3,7 @@ import WebImage
 
 /// The body of one ``URLSessionDataLoader`` transfer, between libcurl's thread and the one reader.
 ///
-/// FoundationNetworking cannot hold the sender back (see docs/ARCHITECTURE.md), so what arrives
+/// FoundationNetworking cannot hold the sender back (see docs/architecture/choices.md), so what arrives
 /// while the reader is busy must wait in memory. It waits in one buffer: a reader that falls
 /// behind takes the whole backlog in one step and catches up with one copy, instead of one
 /// wake-up per ~16 KB chunk, which keeps the backlog (and the peak memory) small.

@@ -92,7 +92,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     // No back-pressure: FoundationNetworking cannot pause a running transfer (see
-    // docs/ARCHITECTURE.md), so the body channel keeps what libcurl delivers until it is read.
+    // docs/architecture/choices.md), so the body channel keeps what libcurl delivers until it is read.
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let id = dataTask.taskIdentifier
         let (body, limitExceeded) = tasks.withLock { tasks -> (BodyChannel?, Int?) in

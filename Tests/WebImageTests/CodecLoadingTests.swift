@@ -5,8 +5,8 @@ import WebImageOrigin
 
 /// libavif, libheif and libjxl are opened on first use, not at process start, and
 /// `WEBIMAGE_DISABLE_CODECS` keeps them closed; the `webimage` command does not load
-/// FoundationNetworking at all (see ARCHITECTURE.md, "Start-up").
-@Suite("Codec libraries opened on first use", .onTestThreads)
+/// FoundationNetworking at all (see docs/architecture/startup.md).
+@Suite("Codec libraries opened on first use")
 struct CodecLoadingTests {
     /// The shared objects the dynamic loader opened in a `webimage ARGS` run (from `LD_DEBUG=files`).
     static func loadedObjects(_ arguments: [String]) async throws -> (CommandResult, [String]) {

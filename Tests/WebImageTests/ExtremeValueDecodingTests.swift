@@ -5,9 +5,9 @@ import WebImage
 extension HeavyTests {
 /// Every format's fields at their type's limits (longest delays, most frames or entries, largest
 /// sizes, offsets and counts) through the real decoders, their headers, properties and
-/// frame-by-frame decoders: a value or a typed error, never a trap (docs/ARCHITECTURE.md,
-/// "Untrusted arithmetic").
-@Suite("Extreme field values through every decoder", .onTestThreads)
+/// frame-by-frame decoders: a value or a typed error, never a trap
+/// (docs/architecture/untrusted-arithmetic.md).
+@Suite("Extreme field values through every decoder")
 struct ExtremeValueDecodingTests {
     /// Decodes `data` every way the library can; what it gives (a value or an error) is for the caller to check.
     @discardableResult

@@ -6,8 +6,8 @@ import WebImageOrigin
 extension HeavyTests {
 /// Fields at their type's limits, through the real decoders and encoders: arithmetic on what a
 /// file (or a caller's ``Image``) says must end in a value or a typed error, never a trap
-/// (docs/ARCHITECTURE.md, "Untrusted arithmetic").
-@Suite("Untrusted arithmetic: extreme values never trap", .onTestThreads)
+/// (docs/architecture/untrusted-arithmetic.md).
+@Suite("Untrusted arithmetic: extreme values never trap")
 struct UntrustedArithmeticTests {
     static let longestWebPDelay = Duration.milliseconds(ExtremeWebP.longestDelay)
 

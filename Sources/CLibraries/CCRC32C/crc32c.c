@@ -1,4 +1,4 @@
-// CRC-32C for the disk cache's checksums (docs/ARCHITECTURE.md, "Caching"): the x86-64 crc32
+// CRC-32C for the disk cache's checksums (docs/architecture/caching.md): the x86-64 crc32
 // instruction when the CPU has SSE 4.2 (three lanes of it at once: about 8 bytes per cycle),
 // else a byte-wise table; Intel's ISA-L instead when it is installed (see webimage_crc32c).
 #include "crc32c.h"
@@ -129,7 +129,7 @@ uint32_t webimage_crc32c_builtin(uint32_t crc, const void *bytes, size_t length)
 
 // Intel's ISA-L (Debian's libisal2), when installed: its CRC-32C folds with carry-less multiplies
 // (AVX-512 where the CPU has it), 2.2× the three-lane loop above on 50 KB here. Opened on first
-// use like the codecs (docs/ARCHITECTURE.md, "Start-up"), so a process that never checks a
+// use like the codecs (docs/architecture/startup.md), so a process that never checks a
 // checksum never loads it; without it the builtin code runs.
 typedef unsigned int (*isal_crc32_iscsi)(unsigned char *, int, unsigned int);
 static isal_crc32_iscsi isal_crc;

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// `Vary` (RFC 9111 § 4.1): a response stored for one request serves another only when the
 /// headers it names have the same values in both.

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A TLS failure reported by libcurl (an untrusted, expired or mismatched certificate, a failed
 /// handshake): permanent, not worth a retry.

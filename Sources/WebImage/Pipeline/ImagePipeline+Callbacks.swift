@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Dispatch
 
 /// Where completion-handler callbacks run.

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A running image load, returned at once by ``ImagePipeline/imageTask(with:)``: change its
 /// priority, cancel it, and follow it through ``events``, ``progress`` and ``previews``.

@@ -2,7 +2,7 @@ import CCRC32C
 
 /// The checksum kept in the index for every entry's bytes: their CRC-32C.
 ///
-/// Chosen by measurement (docs/ARCHITECTURE.md, "Caching"; 1 MiB buffers on this project's
+/// Chosen by measurement (docs/architecture/caching.md; 1 MiB buffers on this project's
 /// machines): CRC-32C through the CPU's `crc32` instruction 8.4 GB/s, against 3.6 GB/s for zlib's
 /// CRC-32, 1.8 GB/s for SHA-256 on the CPU's SHA extensions (swift-crypto / OpenSSL) and 1.7 GB/s
 /// for a table CRC-32C in Swift. It is checked on every hit, so it must cost far less than reading

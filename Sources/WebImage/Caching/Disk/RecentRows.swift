@@ -1,6 +1,6 @@
 /// The index rows this process read lately, so that a repeated disk hit takes its row from
 /// memory instead of SQLite: the index read was half of a 50 KB hit (GRDB's queue, SQLite's file
-/// locks, building the row; measured with `perf`, docs/ARCHITECTURE.md, "Caching").
+/// locks, building the row; measured with `perf`, docs/architecture/caching.md).
 ///
 /// A remembered row stays right across processes because it names a file that never changes:
 /// every store writes a file under a new name and removes the old one, and eviction removes the

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// URLs whose last load failed for good (404, 410, undecodable data): they fail at once, without
 /// a request, until their time-to-live passes or a request asks for ``ImageLoadingOptions/retryFailed``

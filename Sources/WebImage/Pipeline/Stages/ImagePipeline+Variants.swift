@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A processed variant on disk follows its original: it is stored with the original's current
 /// metadata (freshness, validators; nothing when the original may not be stored), it is fresh

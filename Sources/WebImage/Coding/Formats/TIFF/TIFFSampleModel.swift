@@ -3,7 +3,7 @@
 /// of its own): the samples come from ``TIFFFile/readSamples(_:_:)``, still decompressed by
 /// libtiff.
 ///
-/// Each stored sample becomes a level in 0...1 by one rule per kind (docs/ARCHITECTURE.md,
+/// Each stored sample becomes a level in 0...1 by one rule per kind (docs/architecture/choices.md,
 /// "TIFF samples"), then 0...255 rounded half to even:
 /// - unsigned integers of 9–16 bits (12-bit scans): their full range, `v / (2^bits − 1)`;
 /// - 32-bit integers, signed or unsigned: a 16-bit range, `v / 65535`, below 0 and above 65535

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// What the RIFF container of a WebP file says, read without libwebp: enough for a header.
 ///
