@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WebImage
 
-@Suite("APNG: sniffing, limits, options and lossless re-encoding", .onTestThreads)
+@Suite("APNG: sniffing, limits, options and lossless re-encoding")
 struct APNGTests {
     static func fixture(_ name: String) throws -> Data { try CoderFixtureTests.data(name) }
 

@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("AVIF over libavif", .onTestThreads)
+@Suite("AVIF over libavif")
 struct AVIFTests {
     @Test func sequenceKeepsFramesAndDurations() throws {
         let source = AnimationTests.flatAnimation()

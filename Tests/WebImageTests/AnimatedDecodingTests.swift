@@ -5,7 +5,7 @@ import WebImageOrigin
 
 /// ``AnimatedImageDecoding``: frames decoded one at a time, in any order, against the full
 /// decode of the same file, on the GIF, APNG, WebP and AVIF fixtures.
-@Suite("Animated decoders: frames on demand equal the full decode", .onTestThreads)
+@Suite("Animated decoders: frames on demand equal the full decode", .cpuBound)
 struct AnimatedDecodingTests {
     /// Every animated fixture, by name.
     static func animations() throws -> [(name: String, data: Data)] {

@@ -4,7 +4,7 @@ import WebImage
 
 /// The animated encoders take frames one at a time and write what encoding one ``Image`` writes;
 /// ``AnimationTranscoder`` decodes, processes and encodes frame by frame.
-@Suite("Animated encoders, frame by frame", .onTestThreads)
+@Suite("Animated encoders, frame by frame")
 struct AnimatedEncodingTests {
     /// Three 4 × 3 frames: opaque red, transparent, opaque blue.
     static let frames: [ImageFrame] = [[255, 0, 0, 255], [0, 0, 0, 0], [0, 0, 255, 255]].enumerated().map { index, pixel in

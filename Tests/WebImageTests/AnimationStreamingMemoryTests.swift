@@ -9,7 +9,7 @@ extension HeavyTests {
     /// Long animations go through `info --decode` and `serve` one frame at a time: the peak RSS of
     /// the real processes stays a few canvases above a small image's, where every frame decoded
     /// at once would take hundreds of megabytes.
-    @Suite("Animations stream: peak memory of child processes", .onTestThreads)
+    @Suite("Animations stream: peak memory of child processes")
     struct AnimationStreamingMemoryTests {
         /// 160 frames on a 1000 × 1000 screen (a few KB): 640 MB as composited frames all at once.
         /// Each frame differs from the one before, so no encoder merges two into one.

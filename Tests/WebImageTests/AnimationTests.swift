@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("Animated GIF and WebP: compositing, durations, loop counts", .onTestThreads)
+@Suite("Animated GIF and WebP: compositing, durations, loop counts")
 struct AnimationTests {
     // Palette: 0 red, 1 green, 2 blue, 3 white, 4 black.
     static let palette: [UInt8] = [255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255, 0, 0, 0]

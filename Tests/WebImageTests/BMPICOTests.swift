@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WebImage
 
-@Suite("BMP and ICO/CUR: entry choice, alpha rules, limits", .onTestThreads)
+@Suite("BMP and ICO/CUR: entry choice, alpha rules, limits")
 struct BMPICOTests {
     static func fixture(_ name: String) throws -> Data { try CoderFixtureTests.data(name) }
 
@@ -79,7 +79,7 @@ struct BMPICOTests {
     }
 }
 
-@Suite("Inputs the fuzz target found crashing, kept as regressions", .onTestThreads)
+@Suite("Inputs the fuzz target found crashing, kept as regressions")
 struct DecoderFuzzRegressionTests {
     /// File name → what went wrong before the fix.
     static let inputs = [

@@ -4,7 +4,7 @@ import WebImage
 @testable import WebImageURLSession
 
 /// The URLSession loader's body buffer between libcurl's thread and the reader.
-@Suite("URLSession body channel", .onTestThreads)
+@Suite("URLSession body channel")
 struct BodyChannelTests {
     @Test func chunksSentWhileTheReaderIsBusyArriveAsOneReadInOrder() async throws {
         let channel = BodyChannel {}

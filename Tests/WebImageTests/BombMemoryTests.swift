@@ -6,7 +6,7 @@ import WebImageOrigin
 /// Decompression bombs are refused before anything large is allocated: measured as the peak
 /// resident memory of a real `webimage fetch --verify` process (GNU time's `%M`), against the
 /// same command on a small ordinary image.
-@Suite("Bombs: peak memory of a child process", .onTestThreads)
+@Suite("Bombs: peak memory of a child process")
 struct BombMemoryTests {
     /// Runs `webimage ARGS` under `/usr/bin/time` and returns its exit status, peak RSS in bytes
     /// and what it printed (stdout, then stderr).

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WebImage
 
-@Suite("HEIF compatible brands and EXIF in PNG and WebP", .onTestThreads)
+@Suite("HEIF compatible brands and EXIF in PNG and WebP")
 struct BrandAndEXIFSniffingTests {
     /// An `ftyp` box: size, "ftyp", major brand, minor version, compatible brands.
     static func ftyp(major: String, compatible: [String]) -> Data {

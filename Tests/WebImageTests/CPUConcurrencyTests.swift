@@ -8,7 +8,7 @@ import WebImageOrigin
 /// pool, which is as wide as the machine has cores; the downloads' sockets are served by the HTTP
 /// client's event loops and keep their own concurrency (`fetch --concurrency`,
 /// `maxConcurrentDownloads`). A decoder that counts its callers shows both.
-@Suite("CPU work is sized to cores", .onTestThreads)
+@Suite("CPU work is sized to cores")
 struct CPUConcurrencyTests {
     /// The JPEG decoder, counting how many decodes run at once.
     final class CountingDecoder: ImageDecoding {

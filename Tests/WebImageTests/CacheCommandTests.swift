@@ -4,7 +4,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("webimage cache stats|verify|trim|clear, and the origin's /cache routes", .onTestThreads)
+@Suite("webimage cache stats|verify|trim|clear, and the origin's /cache routes")
 struct CacheCommandTests {
     struct StatsOutput: Decodable {
         var directory: String

@@ -4,7 +4,7 @@ import WebImage
 import WebImageOrigin
 
 /// The disk cache as `webimage fetch` uses it: several runs into one directory, and a size limit.
-@Suite("Disk cache under webimage fetch", .onTestThreads)
+@Suite("Disk cache under webimage fetch")
 struct CacheFetchTests {
     /// 120 distinct URLs (the query makes the cache keys differ) over the 12 thumbnails.
     func urls(_ origin: ImageOrigin, _ range: Range<Int>) -> [URL] {

@@ -3,7 +3,7 @@ import Testing
 
 /// The memory caches' key hash: every byte counts, equal strings agree, and lookups by key work
 /// for short, long and non-ASCII keys.
-@Suite("Cache key hash", .onTestThreads)
+@Suite("Cache key hash")
 struct CacheKeyTests {
     @Test func everyByteChangesTheDigest() {
         for base in ["", "a", "1234567", "12345678", "https://example.com/images/photo.jpg?w=256", String(repeating: "x", count: 257)] {

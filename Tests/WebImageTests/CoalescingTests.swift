@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("Coalescing: one load per key", .onTestThreads)
+@Suite("Coalescing: one load per key")
 struct CoalescingTests {
     @Test func hundredConcurrentCallsCauseOneOriginRequest() async throws {
         try await withOrigin { origin in

@@ -4,7 +4,7 @@ import Testing
 
 /// The APNG, BMP and ICO/CUR fixtures written by `scripts/fixtures/make-coder-fixtures.py`, each decoded
 /// through the default registry and compared with its reference decode (see the script).
-@Suite("APNG, BMP and ICO fixtures against reference decodes", .onTestThreads)
+@Suite("APNG, BMP and ICO fixtures against reference decodes")
 struct CoderFixtureTests {
     struct Entry: Decodable, Sendable, CustomTestStringConvertible {
         var file: String

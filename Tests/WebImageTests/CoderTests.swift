@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("JPEG, PNG, GIF and WebP coders over the C libraries", .onTestThreads)
+@Suite("JPEG, PNG, GIF and WebP coders over the C libraries")
 struct CoderTests {
     @Test func jpegRoundTripKeepsSizeAndHighPSNR() throws {
         let source = SampleImages.pattern(width: 320, height: 200, seed: 9)

@@ -11,7 +11,7 @@ import WebImageOrigin
 /// and `serve`'s default output. No reference here is ours: Chromium decodes and converts
 /// (skcms) on its own.
 extension HeavyTests {
-    @Suite("Colour in headless Chromium: the original and WebImage's output look the same", .onTestThreads)
+    @Suite("Colour in headless Chromium: the original and WebImage's output look the same")
     struct ColorChromiumTests {
         static let names = ColorManagementTests.cases.map(\.file).filter { !$0.hasSuffix(".tiff") }
         static let side = (width: 64, height: 48)

@@ -5,7 +5,7 @@ import Testing
 /// The matrix-and-curve fast path (`MatrixShaperConversion`) against LittleCMS's own transform of
 /// the same profile, and the conversion of large images in bands of rows (one per core) against
 /// the same pixels converted a row at a time.
-@Suite("Colour fast path", .onTestThreads)
+@Suite("Colour fast path", .cpuBound)
 struct ColorFastPathTests {
     static let profiles = ["AdobeRGB1998", "ProPhotoRGB", "WideGamutRGB", "AppleRGB", "Rec709", "SwappedRedAndGreen"]
 

@@ -6,7 +6,7 @@ import WebImage
 /// `scripts/fixtures/make-color-fixtures.py` (13 ICC profiles from Debian's `colord-data` and
 /// `icc-profiles-free`, in JPEG, PNG, WebP and TIFF) decodes to within 2 levels (mean absolute
 /// error per channel) of Pillow's ImageCms and of pyvips' `icc_transform` conversion to sRGB.
-@Suite("Colour management", .onTestThreads)
+@Suite("Colour management", .cpuBound)
 struct ColorManagementTests {
     struct Case: Decodable, CustomTestStringConvertible, Sendable {
         let file: String

@@ -5,7 +5,7 @@ import WebImage
 /// A profile kept by decoding (``ColorHandling/keep``) travels into the encoded file — checked
 /// by reading it back with WebImage and with Pillow — and formats without a place for it get
 /// sRGB pixels instead.
-@Suite("Colour management: kept profiles in encoded files", .onTestThreads)
+@Suite("Colour management: kept profiles in encoded files")
 struct ColorOutputTests {
     static func keptImage(_ name: String) throws -> Image {
         var options = ImageDecodingOptions.default

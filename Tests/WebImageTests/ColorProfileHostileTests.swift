@@ -5,7 +5,7 @@ import WebImage
 /// Broken and hostile colour information never breaks a decode: the profile is ignored, the
 /// image decodes as untagged sRGB, and ``ImageRepairs/damagedMetadata`` says so. The files are
 /// written by `scripts/fixtures/make-color-fixtures.py` (`Fixtures/color/hostile`).
-@Suite("Colour management: hostile profiles", .onTestThreads)
+@Suite("Colour management: hostile profiles", .cpuBound)
 struct ColorProfileHostileTests {
     static func load(_ name: String) throws -> Data {
         try Data(contentsOf: ColorManagementTests.directory.appendingPathComponent("hostile/\(name)"))

@@ -6,7 +6,7 @@ import Testing
 /// BMP V5 endpoints, gammas and profile offsets — never traps and never breaks a decode: values
 /// a profile cannot be built from are ignored with ``ImageRepairs/damagedMetadata``, code points
 /// WebImage does not convert leave the image untagged.
-@Suite("Colour management: hostile colour statements", .onTestThreads)
+@Suite("Colour management: hostile colour statements", .cpuBound)
 struct ColorSourcesHostileTests {
     /// A 4 × 4 untagged PNG with `chunks` after its `IHDR`.
     static func png(_ chunks: [[UInt8]]) throws -> Data {

@@ -8,7 +8,7 @@ import WebImage
 /// `scripts/fixtures/make-color-fixtures.py` (`scripts/fixtures/color_sources.py`): numpy from the definitions
 /// (`math`), pyvips `icc_transform` (`vips`) and Pillow ImageCms (`pillow`). Mean error ≤ 2
 /// levels per channel against each; sRGB-equivalent and unsupported statements stay untagged.
-@Suite("Colour management: sources", .onTestThreads)
+@Suite("Colour management: sources", .cpuBound)
 struct ColorSourcesTests {
     struct Case: Decodable, CustomTestStringConvertible, Sendable {
         let file: String

@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("The webimage command against the test origin", .onTestThreads)
+@Suite("The webimage command against the test origin")
 struct CommandLineTests {
     struct Summary: Decodable {
         struct Failure: Decodable { var url: String; var error: String }

@@ -3,7 +3,7 @@ import Testing
 import WebImageOrigin
 
 /// The runner the CLI tests start `webimage` with.
-@Suite("Running webimage as a child process", .onTestThreads)
+@Suite("Running webimage as a child process")
 struct CommandRunnerTests {
     /// A child that prints more than a pipe holds (64 KB) finishes, and every byte arrives. The
     /// runner used to read the pipes only after the child exited: the child then blocked on

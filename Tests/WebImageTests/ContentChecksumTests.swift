@@ -4,7 +4,7 @@ import Testing
 
 /// The disk cache's checksum: CRC-32C through ISA-L and through our own three-lane loop, both
 /// against a bit-by-bit reference, at lengths around the loop's block edges and split anywhere.
-@Suite("Content checksum (CRC-32C)", .onTestThreads)
+@Suite("Content checksum (CRC-32C)")
 struct ContentChecksumTests {
     /// CRC-32C one bit at a time: the definition, independent of both implementations.
     static func reference(_ crc: UInt32, _ bytes: ArraySlice<UInt8>) -> UInt32 {

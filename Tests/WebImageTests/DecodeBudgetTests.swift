@@ -6,7 +6,7 @@ import WebImageOrigin
 /// `ImageDecodingOptions.maxDecodedBytes` (SDWebImage's scale-down limit) on the coders
 /// themselves: over the budget an image decodes smaller instead of being refused; bombs are still
 /// refused by the pixel limit.
-@Suite("Decoding within a byte budget", .onTestThreads)
+@Suite("Decoding within a byte budget", .cpuBound)
 struct DecodeBudgetTests {
     static func decoded(_ data: Data, budget: Int?, maxPixels: Int = 50_000_000, firstFrameOnly: Bool = false) throws -> Image {
         var options = ImageDecodingOptions(maxPixelCount: maxPixels, firstFrameOnly: firstFrameOnly)

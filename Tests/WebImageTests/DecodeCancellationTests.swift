@@ -5,7 +5,7 @@ import WebImage
 /// Decoders look at `Task.isCancelled` inside one image, not only between frames: a render whose
 /// deadline passed stops its decode within milliseconds (issue 25, "Deadlines stop the work").
 extension HeavyTests {
-    @Suite("Cancellation stops a still image's decode", .onTestThreads)
+    @Suite("Cancellation stops a still image's decode")
     struct DecodeCancellationTests {
         /// A PNG of `side` × `side` grey pixels (a few hundred KB: the attacker's cheap file).
         static func bigPNG(side: Int, interlaced: Bool = false) throws -> Data {

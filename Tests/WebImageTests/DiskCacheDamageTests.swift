@@ -5,7 +5,7 @@ import WebImage
 import WebImageOrigin
 
 /// Damage done from outside (disk errors, people, other programs) is detected, never served.
-@Suite("Disk cache: damaged files and index", .onTestThreads)
+@Suite("Disk cache: damaged files and index")
 struct DiskCacheDamageTests {
     let key = "https://a.com/photo.jpg"
     let bytes = CacheSamples.bytes(for: "photo", version: 3)

@@ -5,7 +5,7 @@ import WebImageOrigin
 
 /// Real processes against one cache directory: killed mid-write, writing at once, and the size
 /// limit watched while they run.
-@Suite("Disk cache: crashes, several processes, size limit", .serialized, .onTestThreads)
+@Suite("Disk cache: crashes, several processes, size limit", .serialized)
 struct DiskCacheProcessTests {
     /// Starts `webimage cache fill …` (stores `CacheSamples` entries) without waiting for it.
     func startFill(_ directory: URL, count: Int, prefix: String = "k", version: Int, extra: [String] = []) throws -> TestProcess {

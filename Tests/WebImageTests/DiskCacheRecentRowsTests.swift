@@ -7,7 +7,7 @@ import WebImageOrigin
 /// A repeated hit takes its index row from memory. Two caches on one folder stand for two
 /// processes: whatever one does to an entry the other has read, the other never serves a
 /// replaced or removed entry and never mistakes such a change for damage.
-@Suite("Disk cache: rows remembered after a hit", .onTestThreads)
+@Suite("Disk cache: rows remembered after a hit")
 struct DiskCacheRecentRowsTests {
     let key = "https://a.com/photo.jpg"
     let first = CacheSamples.bytes(for: "photo", version: 1)
@@ -91,7 +91,7 @@ struct DiskCacheRecentRowsTests {
 /// A remembered row is trusted for a while only: after its time to live the index is read again
 /// (what bounds how long another process's metadata update or a crashed writer's leftover file
 /// can go unseen).
-@Suite("Disk cache: remembered rows expire", .onTestThreads)
+@Suite("Disk cache: remembered rows expire")
 struct RecentRowsExpiryTests {
     @Test func aRowIsForgottenAfterItsTimeToLive() async throws {
         let rows = RecentRows(limit: 8, timeToLive: .milliseconds(200))

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WebImage
 
-@Suite("Disk cache: index, metadata, limits", .onTestThreads)
+@Suite("Disk cache: index, metadata, limits")
 struct DiskCacheTests {
     func metadata(_ size: Int, etag: String? = "\"e\"") -> CacheMetadata {
         CacheMetadata(

@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("Downloader coalescing, tokens and progress", .onTestThreads)
+@Suite("Downloader coalescing, tokens and progress")
 struct DownloaderCoalescingTests {
     @Test(arguments: LoaderKind.allCases)
     func callersOfOneURLShareOneRequest(loader: LoaderKind) async throws {

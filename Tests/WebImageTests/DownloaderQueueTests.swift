@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("Downloader queue: limit, order, priority", .onTestThreads)
+@Suite("Downloader queue: limit, order, priority")
 struct DownloaderQueueTests {
     @Test(arguments: LoaderKind.allCases)
     func concurrencyLimitIsNeverExceeded(loader: LoaderKind) async throws {

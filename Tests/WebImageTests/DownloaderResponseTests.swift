@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("Downloader requests and responses", .onTestThreads)
+@Suite("Downloader requests and responses")
 struct DownloaderResponseTests {
     @Test(arguments: LoaderKind.allCases)
     func defaultHeadersAndModifiersReachTheOrigin(loader: LoaderKind) async throws {

@@ -5,7 +5,7 @@ import WebImageOrigin
 
 /// Only the same request shares a download: the origin answers differently per header, and
 /// every caller gets the answer to its own request.
-@Suite("Downloader sharing: only what is the same request", .onTestThreads)
+@Suite("Downloader sharing: only what is the same request")
 struct DownloaderSharingTests {
     static let credentials = Credentials(user: "user", password: "secret")
 
@@ -159,15 +159,15 @@ struct DownloaderSharingTests {
     @Test func aJoinersTimeoutStartsWhenTheSharedDownloadLeavesTheQueue() async throws {
         try await withOrigin { origin in
             let downloader = LoaderKind.asyncHTTPClient.downloader { $0.maxConcurrentDownloads = 1 }
-            let blocker = Task { try await downloader.download(origin.imageURL("landscape.jpg", query: "delay=\(4000 * TestTime.scale)")) }
+            let blocker = Task { try await downloader.download(origin.imageURL("landscape.jpg", query: "delay=\(8000 * TestTime.scale)")) }
             #expect(await eventually { downloader.activeDownloads == 1 })
             let url = origin.imageURL("small.jpg")
             let first = Task { try await downloader.download(ImageDownloadRequest(url: url)) }
             #expect(await eventually { downloader.queuedDownloads == 1 })
-            // Waits ~4 s in the queue, then a short transfer: within its own 3 s, which counts from
-            // the download's start, as a caller's timeout does when it downloads alone. (2 s and
-            // 1.5 s left too little for the transfer when a clean-clone CI run starved the pool.)
-            let joiner = try await downloader.download(ImageDownloadRequest(url: url, timeout: TestTime.scaled(.milliseconds(3000))))
+            // Waits ~8 s in the queue, then a short transfer: within its own 6 s, which counts from
+            // the download's start, as a caller's timeout does when it downloads alone. (3 s, 2 s
+            // and 1.5 s left too little for the transfer when a full run starved the pool.)
+            let joiner = try await downloader.download(ImageDownloadRequest(url: url, timeout: TestTime.scaled(.milliseconds(6000))))
             #expect(joiner.data == SampleFiles.standard["small.jpg"])
             _ = try await first.value
             _ = try await blocker.value

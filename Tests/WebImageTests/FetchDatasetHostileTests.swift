@@ -5,7 +5,7 @@ import WebImageOrigin
 
 /// Hostile dataset lists through the real `webimage fetch`: a quote that never closes, a 100 MB
 /// line, bytes that are not UTF-8. Each is its row's failure; memory stays bounded.
-@Suite("webimage fetch: hostile CSV and JSONL lists", .onTestThreads)
+@Suite("webimage fetch: hostile CSV and JSONL lists")
 struct FetchDatasetHostileTests {
     @Test func anUnclosedQuoteCostsOneRecordAndReadingGoesOn() async throws {
         try await withOrigin { origin in

@@ -6,7 +6,7 @@ import WebImageOrigin
 /// `webimage fetch` of dataset lists (CSV, TSV, JSONL with img2dataset's column options) into
 /// webdataset shards, read back by the `webdataset` Python package (scripts/setup installs it):
 /// a real `webimage` child against the real origin, and a reader nobody here wrote.
-@Suite("webimage fetch: dataset inputs and webdataset shards", .onTestThreads)
+@Suite("webimage fetch: dataset inputs and webdataset shards")
 struct FetchDatasetTests {
     /// One sample as `webdataset.WebDataset` gives it, summarised by the script below.
     struct Sample: Decodable {

@@ -6,7 +6,7 @@ import WebImageOrigin
 /// `--per-host` without head-of-line blocking: a slow host's loads wait parked, not in the run's
 /// `--concurrency` slots, so other hosts keep loading. Two hosts on the one loopback origin:
 /// `127.0.0.1` (every request takes 6 s) and `localhost` (fast).
-@Suite("webimage fetch: a slow host does not block the others", .onTestThreads)
+@Suite("webimage fetch: a slow host does not block the others")
 struct FetchHeadOfLineTests {
     @Test func fastHostIsNotHeldBehindASlowOne() async throws {
         try await withOrigin { origin in

@@ -6,7 +6,7 @@ import WebImageOrigin
 /// `--rate-per-host` and host-level back-off through a real `webimage fetch` child: the origin's
 /// request log says when each request arrived. Bounds are generous (a loaded 2-core machine only
 /// ever makes gaps longer, and these are lower bounds).
-@Suite("webimage fetch paces each host", .onTestThreads)
+@Suite("webimage fetch paces each host")
 struct FetchHostPacingTests {
     static func fetch(_ urls: [URL], _ extra: [String]) async throws -> CommandResult {
         let out = temporaryDirectory()

@@ -6,7 +6,7 @@ import WebImageOrigin
 /// `webimage fetch` over lists: bad lines, duplicates, shards, resuming, JSON lines, names,
 /// per-host limits, retries, timeouts, Ctrl-C, and write failures — each against the real
 /// origin with the real binary.
-@Suite("webimage fetch: lists, shards, resume, interrupts", .onTestThreads)
+@Suite("webimage fetch: lists, shards, resume, interrupts")
 struct FetchListTests {
     static func records(_ path: URL) throws -> [FetchLine] {
         try String(contentsOf: path, encoding: .utf8).split(separator: "\n").map { try JSONDecoder().decode(FetchLine.self, from: Data($0.utf8)) }

@@ -5,7 +5,7 @@ import WebImageOrigin
 
 /// `X-Robots-Tag` opt-outs (img2dataset's `noai`, `noimageai`, `noindex`, `noimageindex`): a real
 /// `webimage fetch` against the loopback origin's `/answer` route, which sends the header given.
-@Suite("webimage fetch honours X-Robots-Tag opt-outs", .onTestThreads)
+@Suite("webimage fetch honours X-Robots-Tag opt-outs")
 struct FetchOptOutTests {
     static func answer(_ origin: ImageOrigin, _ tag: String?, copy: Int) -> String {
         let header = tag.map { "&header=" + ("X-Robots-Tag:" + $0).addingPercentEncoding(withAllowedCharacters: .alphanumerics)! } ?? ""

@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("webimage fetch: processing, verification and cache flags", .onTestThreads)
+@Suite("webimage fetch: processing, verification and cache flags")
 struct FetchOptionsCLITests {
     struct Summary: Decodable {
         var requested, succeeded, failed, fromMemory, fromDisk, fromNetwork, revalidated, bytes: Int

@@ -7,7 +7,7 @@ extension HeavyTests {
 /// `webimage fetch` never replaces a file in its output folder: names a killed run recorded are
 /// reserved when it is resumed, a final rename refuses to replace, and a killed run's temporary
 /// files are cleaned up — with the real binary against the real origin.
-@Suite("webimage fetch: no file is ever replaced", .onTestThreads)
+@Suite("webimage fetch: no file is ever replaced")
 struct FetchOutputSafetyTests {
     @Test func resumingAKilledRunWithCollidingNamesKeepsEveryFile() async throws {
         try await withOrigin { origin in

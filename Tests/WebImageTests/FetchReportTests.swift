@@ -5,7 +5,7 @@ import WebImageOrigin
 
 /// `fetch --report`: the HTML contact sheet, opened in headless Chromium (Debian's `chromium`,
 /// installed by scripts/setup): it renders without console errors and shows the right counts.
-@Suite("webimage fetch --report in headless Chromium", .onTestThreads)
+@Suite("webimage fetch --report in headless Chromium")
 struct FetchReportTests {
     static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
 

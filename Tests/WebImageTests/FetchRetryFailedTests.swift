@@ -5,7 +5,7 @@ import WebImageOrigin
 
 /// `--retry-failed RUN.jsonl` and the final URL of redirects, through a real `webimage fetch`
 /// child against the loopback origin.
-@Suite("webimage fetch --retry-failed and redirects", .onTestThreads)
+@Suite("webimage fetch --retry-failed and redirects")
 struct FetchRetryFailedTests {
     struct Row: Decodable { var line: Int; var url: String; var status: String; var finalURL: String? }
 

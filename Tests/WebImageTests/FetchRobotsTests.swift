@@ -6,7 +6,7 @@ import WebImageOrigin
 /// robots.txt (RFC 9309) through a real `webimage fetch` child against the loopback origin, whose
 /// `/robots.txt` each test sets: fetched once per origin, honoured for `webimage` and `*`,
 /// checked before the caches, and bounded when hostile.
-@Suite("webimage fetch honours robots.txt", .onTestThreads)
+@Suite("webimage fetch honours robots.txt")
 struct FetchRobotsTests {
     struct Row: Decodable { var line: Int; var url: String; var status: String; var file: String?; var error: String? }
 

@@ -7,7 +7,7 @@ import WebImageOrigin
 /// one output folder and one cache folder, then `webimage report merge`d: the merged counts are
 /// an unsharded run's, no shard replaced another's file, and a resumed shard counts once.
 extension HeavyTests {
-    @Suite("webimage fetch --shard under GNU parallel, and report merge", .onTestThreads)
+    @Suite("webimage fetch --shard under GNU parallel, and report merge")
     struct FetchShardMergeTests {
         struct Summary: Decodable, Equatable {
             var requested: Int, succeeded: Int, failed: Int, invalid: Int, duplicates: Int, skipped: Int

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WebImage
 
-@Suite("Format sniffing from the first bytes", .onTestThreads)
+@Suite("Format sniffing from the first bytes")
 struct FormatSniffingTests {
     static let cases: [(String, [UInt8], ImageFormat?)] = [
         ("jpeg", [0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10], .jpeg),

@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("Every format variant decodes to its reference", .onTestThreads)
+@Suite("Every format variant decodes to its reference")
 struct FormatVariantTests {
     @Test(arguments: Fixtures.all)
     func decodesToReference(_ fixture: Fixture) throws {

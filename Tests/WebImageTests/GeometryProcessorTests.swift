@@ -3,7 +3,7 @@ import WebImage
 
 /// The library side of `/img`'s geometry and effects: `Gravity`, `Padding`, `Extend`, `Flatten`,
 /// `Trim`, `Sharpen`, `Pixelate` on small images built pixel by pixel, and their hostile values.
-@Suite("Processing: geometry and effects", .onTestThreads)
+@Suite("Processing: geometry and effects")
 struct GeometryProcessorTests {
     static func solid(_ width: Int, _ height: Int, _ rgba: (UInt8, UInt8, UInt8, UInt8)) -> Image {
         Fixtures.straightImage(width: width, height: height) { _, _ in rgba }

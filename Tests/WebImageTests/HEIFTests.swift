@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("HEIC/HEIF over libheif", .onTestThreads)
+@Suite("HEIC/HEIF over libheif")
 struct HEIFTests {
     @Test func decodesAnEncodedPhotoWithHighPSNR() throws {
         let source = SampleImages.pattern(width: 320, height: 240, seed: 4)
@@ -37,7 +37,7 @@ struct HEIFTests {
 }
 
 /// AVIF and HEIC share the ISO-BMFF container: the size comes from `ispe`, read before decoding.
-@Suite("AVIF and HEIC: thumbnails and limits from the container", .onTestThreads)
+@Suite("AVIF and HEIC: thumbnails and limits from the container")
 struct ContainerLimitTests {
     static func encoded(_ format: ImageFormat, width: Int, height: Int) throws -> Data {
         try ImageCoderRegistry.default.encode(SampleImages.pattern(width: width, height: height), as: format, quality: 0.7)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WebImage
 
-@Suite("HTTPCachePolicy: what the headers mean for the disk cache", .onTestThreads)
+@Suite("HTTPCachePolicy: what the headers mean for the disk cache")
 struct HTTPCachePolicyTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
     let url = URL(string: "https://example.com/a.jpg")!

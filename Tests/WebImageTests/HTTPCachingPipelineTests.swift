@@ -6,7 +6,7 @@ import WebImageOrigin
 
 /// What the pipeline does with each caching header: exact origin request counts, through a real
 /// origin (`/cache/{name}` with the header chosen per test) and a real disk cache.
-@Suite("HTTP caching through the pipeline", .onTestThreads)
+@Suite("HTTP caching through the pipeline")
 struct HTTPCachingPipelineTests {
     /// A new pipeline over `directory` each time, as a new process would be (no memory cache).
     func load(

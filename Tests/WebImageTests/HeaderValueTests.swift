@@ -6,7 +6,7 @@ import WebImageOrigin
 /// Header numbers a stranger's server sends never trap: each header the library reads is
 /// answered by a real origin (``HeaderRoutes``) with zero, negative, 2^63, Int.max, 20 digits,
 /// `1e300`, `inf`, `nan`, words and duplicates, and the download ends in a value or a typed error.
-@Suite("Header values: range-checked, never a trap", .onTestThreads)
+@Suite("Header values: range-checked, never a trap")
 struct HeaderValueTests {
     static let hostile = ["0", "-1", "9223372036854775808", "9223372036854775807", "99999999999999999999", "1e300", "inf", "nan", "soon", ""]
 

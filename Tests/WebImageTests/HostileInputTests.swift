@@ -6,7 +6,7 @@ import WebImageOrigin
 extension HeavyTests {
 /// Small inputs that once asked for gigabytes or minutes of CPU: the limit counts what is
 /// allocated, and work is bounded by the pixels, not by a parameter.
-@Suite("Hostile input: allocation and work bounded by pixels", .onTestThreads)
+@Suite("Hostile input: allocation and work bounded by pixels")
 struct HostileInputTests {
     // MARK: - Pages drawn on a larger canvas count at the canvas's size
 

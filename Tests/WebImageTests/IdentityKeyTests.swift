@@ -6,7 +6,7 @@ import WebImageOrigin
 /// The keys behind identity isolation: what goes into them (a digest, never a secret), that a
 /// request without identity keeps its plain keys, and that no URL, key override or processor
 /// identifier can spell another request's key.
-@Suite("Identity keys: digests, separators, no forgery", .onTestThreads)
+@Suite("Identity keys: digests, separators, no forgery")
 struct IdentityKeyTests {
     struct Named: ImageProcessing {
         let identifier: String

@@ -4,7 +4,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("ImageTask: previews, events, failed URLs, refresh, callbacks", .onTestThreads)
+@Suite("ImageTask: previews, events, failed URLs, refresh, callbacks")
 struct ImageTaskTests {
     @Test func previewsOfAProgressiveJPEGArriveBeforeTheFinalImage() async throws {
         try await withOrigin { origin in

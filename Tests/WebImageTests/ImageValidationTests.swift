@@ -5,7 +5,7 @@ import WebImage
 /// `Image` takes its buffers as given; every encoder and processor checks them before a C
 /// library or a pointer loop reads them, and refuses with a typed error instead of reading past
 /// the end.
-@Suite("Inconsistent image buffers are refused, never read past their end", .onTestThreads)
+@Suite("Inconsistent image buffers are refused, never read past their end")
 struct ImageValidationTests {
     static let encodable: [ImageFormat] = [.jpeg, .png, .apng, .gif, .webp, .avif, .heic]
 

@@ -6,7 +6,7 @@ import WebImageOrigin
 /// ``IncrementalImageDecoding``: one decoder kept for a whole download gives, after every chunk,
 /// the partial image the stateless prefix decode gives for the same bytes, and in the end the
 /// full decode.
-@Suite("Incremental decoders: state kept across chunks", .onTestThreads)
+@Suite("Incremental decoders: state kept across chunks", .cpuBound)
 struct IncrementalDecodingTests {
     static func webps() throws -> [(name: String, data: Data)] {
         [

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WebImage
 
-@Suite("webimage info: headers, metadata, --decode", .onTestThreads)
+@Suite("webimage info: headers, metadata, --decode")
 struct InfoCommandTests {
     struct Info: Decodable {
         var format: String

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WebImage
 
-@Suite("webimage info on APNG, BMP, ICO and CUR files", .onTestThreads)
+@Suite("webimage info on APNG, BMP, ICO and CUR files")
 struct InfoFormatsCLITests {
     struct Info: Decodable { var format: String; var width, height, frames, bytes: Int; var loopCount: Int?; var colorModel: String?; var bitDepth: Int? }
 

@@ -4,7 +4,7 @@ import WebImage
 import WebImageOrigin
 
 /// ``JPEGIncrementalDecoder``: libjpeg with a suspending source, kept for a whole download.
-@Suite("Incremental JPEG: libjpeg suspended between chunks", .onTestThreads)
+@Suite("Incremental JPEG: libjpeg suspended between chunks", .cpuBound)
 struct JPEGIncrementalTests {
     static let source = SampleImages.pattern(width: 301, height: 219, seed: 8)
 

@@ -8,7 +8,7 @@ import WebImage
 /// 16-bit PNG of seven grey patches at 0, 10, 100, 203, 1,000, 4,000 and 10,000 nits (PQ signal
 /// from ST 2084). The references are computed here from the definitions (ST 2084's EOTF, reference
 /// white 203 nits, extended Reinhard to 1,000 nits, the sRGB curve) from the stored 8-bit signal.
-@Suite("Colour management: JPEG XL HDR", .onTestThreads)
+@Suite("Colour management: JPEG XL HDR")
 struct JXLHDRColorTests {
     static func pqNits(_ signal: Double) -> Double {
         let m1 = 2610.0 / 16384, m2 = 2523.0 / 4096 * 128, c1 = 3424.0 / 4096, c2 = 2413.0 / 4096 * 32, c3 = 2392.0 / 4096 * 32

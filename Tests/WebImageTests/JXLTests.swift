@@ -4,7 +4,7 @@ import WebImage
 
 /// JPEG XL through libjxl against djxl's decodes and the GIF an animation was made from
 /// (scripts/fixtures/make-codec-fixtures.py).
-@Suite("JPEG XL decoding", .onTestThreads)
+@Suite("JPEG XL decoding")
 struct JXLTests {
     @Test(arguments: [("jxl-lossless", 0), ("jxl-alpha", 0), ("jxl-container", 0)])
     func losslessFilesDecodeExactlyLikeDjxl(_ name: String, _ tolerance: Int) throws {

@@ -4,7 +4,7 @@ import WebImage
 
 /// Files that break their format's rules as real-world files do (scripts/fixtures/make-leniency-fixtures.py):
 /// decoded leniently, with ``Image/repairs`` saying what was forgiven, and refused in strict mode.
-@Suite("Lenient and strict decoding", .onTestThreads)
+@Suite("Lenient and strict decoding")
 struct LeniencyTests {
     static let strict = ImageDecodingOptions(strict: true)
 

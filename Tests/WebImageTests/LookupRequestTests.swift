@@ -5,7 +5,7 @@ import WebImageOrigin
 
 /// The look-up of two-stage loading is a request like any other: modifier, credentials,
 /// cookies, retries, its own timeout; transient failures are never remembered, permanent ones are.
-@Suite("Two-stage look-ups are full requests", .onTestThreads)
+@Suite("Two-stage look-ups are full requests")
 struct LookupRequestTests {
     static let resolver = LookupResolver { $0.path.hasPrefix("/lookup/") }
 

@@ -6,7 +6,7 @@ import WebImageOrigin
 extension HeavyTests {
 /// One memory budget for the process: reservations before allocation, caches giving memory
 /// back first, a bounded wait, then a typed refusal.
-@Suite("Memory budget", .onTestThreads)
+@Suite("Memory budget")
 struct MemoryBudgetTests {
     @Test func reservationsWithinTheBudgetAreGrantedAtOnceAndAReservationLargerThanItIsRefused() async throws {
         let budget = MemoryBudget(limit: 1000)
@@ -117,7 +117,7 @@ struct MemoryBudgetTests {
 
 extension HeavyTests {
 /// Image work on threads of its own.
-@Suite("Image work executor", .onTestThreads)
+@Suite("Image work executor")
 struct ImageWorkExecutorTests {
 
     @Test func workRunsOnTheExecutorsOwnThreadsAtMostThreadCountAtOnce() async throws {

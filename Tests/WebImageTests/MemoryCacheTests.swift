@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WebImage
 
-@Suite("Memory cache: cost, count, AF purge, TTL, weak layer", .onTestThreads)
+@Suite("Memory cache: cost, count, AF purge, TTL, weak layer")
 struct MemoryCacheTests {
     func image(bytes: Int) -> Image {
         Image(format: .png, pixelWidth: bytes / 4, pixelHeight: 1, pixels: [UInt8](repeating: 0, count: bytes), isOpaque: true)

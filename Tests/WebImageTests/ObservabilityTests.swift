@@ -19,7 +19,7 @@ enum Observed {
     }()
 }
 
-@Suite("Logs, metrics and traces per stage", .onTestThreads)
+@Suite("Logs, metrics and traces per stage")
 struct ObservabilityTests {
     @Test func aRequestIsTracedThroughDataDecodeAndProcessAndCounted() async throws {
         #expect(Observed.installed)

@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("EXIF orientation applied on request", .onTestThreads)
+@Suite("EXIF orientation applied on request")
 struct OrientationTests {
     /// 3 × 2, each pixel holding its own coordinates.
     static let stored: Image = {

@@ -5,7 +5,7 @@ import WebImageOrigin
 
 /// The test origin on other loopback addresses (many host names for the many-host measurements),
 /// and never beyond loopback.
-@Suite("Test origin on 127.0.0.0/8 addresses", .onTestThreads)
+@Suite("Test origin on 127.0.0.0/8 addresses")
 struct OriginAddressTests {
     @Test func servesOnAnotherLoopbackAddressAndRefusesOthers() async throws {
         let origin = try await ImageOrigin.start(files: SampleFiles.standard, address: "127.0.0.2")

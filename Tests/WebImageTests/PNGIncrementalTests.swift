@@ -8,7 +8,7 @@ import WebImageOrigin
 /// decode (``PNGCoder/decodePartial(_:options:)``) is the same reader given the prefix at once,
 /// so these tests check the state kept across chunks against it, the Adam7 block filling against
 /// a model written here, and the end against libspng's full decode.
-@Suite("Incremental PNG: libpng's progressive reader kept between chunks", .onTestThreads)
+@Suite("Incremental PNG: libpng's progressive reader kept between chunks", .cpuBound)
 struct PNGIncrementalTests {
     /// Every colour type: libspng-encoded (deflated, real IDAT chunking) and ``RawPNG`` ones.
     static let files: [(name: String, data: Data)] = [

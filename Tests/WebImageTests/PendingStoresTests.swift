@@ -5,7 +5,7 @@ import Testing
 
 /// The pipeline's background cache writes: bounded, run in order on a thread of their own, all
 /// waited for by `flushPendingStores()` (issue 27: unbounded, they held a bulk run's bytes).
-@Suite("Pending cache writes", .onTestThreads)
+@Suite("Pending cache writes")
 struct PendingStoresTests {
     @Test func aFullQueueMakesTheCallerWaitAndEveryWriteRunsInOrder() async {
         let stores = PendingStores(limit: 4)

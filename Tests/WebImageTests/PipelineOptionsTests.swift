@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("Pipeline options and the two keys", .onTestThreads)
+@Suite("Pipeline options and the two keys")
 struct PipelineOptionsTests {
     @Test func thumbnailAndOriginalOfOneURLAreCachedApart() async throws {
         try await withOrigin { origin in
@@ -224,7 +224,7 @@ struct PipelineOptionsTests {
     }
 }
 
-@Suite("Pipeline context: key filter, serializer, store policy, coders, downloader", .onTestThreads)
+@Suite("Pipeline context: key filter, serializer, store policy, coders, downloader")
 struct PipelineContextTests {
     @Test func aCacheKeyFilterMakesURLsWithDifferentTokensOneEntry() async throws {
         try await withOrigin { origin in

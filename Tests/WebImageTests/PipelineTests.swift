@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("Pipeline end to end against a real origin", .onTestThreads)
+@Suite("Pipeline end to end against a real origin")
 struct PipelineTests {
     /// The error every `image(for:)` caller may receive is one word: typed throws then hand it
     /// back in registers, and no waiting caller keeps a buffer for it in its task frames (at

@@ -1,7 +1,7 @@
 import Testing
 @testable import WebImage
 
-@Suite("Premultiplication", .onTestThreads)
+@Suite("Premultiplication")
 struct PixelOperationsTests {
     /// Exact rounding of c · a / 255, the reference for every coder's premultiplication.
     static func reference(_ c: Int, _ a: Int) -> UInt8 { UInt8((c * a + 127) / 255) }

@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("ImagePrefetcher: counts, concurrency, destinations, joining, stopping", .onTestThreads)
+@Suite("ImagePrefetcher: counts, concurrency, destinations, joining, stopping")
 struct PrefetcherTests {
     /// Every event until the batch ends (nil if it does not end within `timeout`).
     func untilAllDone(

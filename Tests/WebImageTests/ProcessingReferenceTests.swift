@@ -12,7 +12,7 @@ import WebImage
 /// rounding. Comparing premultiplied values weighs each colour error by the pixel's coverage —
 /// what is seen when the image is composited — and gives no weight to the meaningless colour of
 /// fully transparent pixels; alpha itself is compared as it is.
-@Suite("Processing matches Pillow", .onTestThreads)
+@Suite("Processing matches Pillow", .cpuBound)
 struct ProcessingReferenceTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let name: String

@@ -1,7 +1,7 @@
 import Testing
 import WebImage
 
-@Suite("Processing specs (fetch --process)", .onTestThreads)
+@Suite("Processing specs (fetch --process)")
 struct ProcessingSpecTests {
     @Test(arguments: [
         ("resize:256x256:fill,round:12,blur:2", "resize(256x256,fill,upscale:false),round(12),blur(2)"),

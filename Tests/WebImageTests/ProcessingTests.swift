@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("Processors: identifiers, composition, animation, errors", .onTestThreads)
+@Suite("Processors: identifiers, composition, animation, errors")
 struct ProcessingTests {
     static let photo = SampleImages.pattern(width: 40, height: 30, seed: 3, alpha: true)
 

@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("Partial images from partial data", .onTestThreads)
+@Suite("Partial images from partial data")
 struct ProgressiveTests {
     static let source = SampleImages.pattern(width: 160, height: 120, seed: 12)
 

@@ -4,7 +4,7 @@ import WebImage
 import WebImageOrigin
 
 /// The retry policy as the server sees it: the gap between attempts, measured at the origin.
-@Suite("Retry backoff observed at the origin", .onTestThreads)
+@Suite("Retry backoff observed at the origin")
 struct RetryBackoffTests {
     @Test(arguments: LoaderKind.allCases)
     func aRetryAfterOfOneSecondIsHonoured(loader: LoaderKind) async throws {

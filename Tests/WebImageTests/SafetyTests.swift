@@ -5,7 +5,7 @@ import WebImageOrigin
 
 /// Bad input must end in an ``ImageDecodingError`` (typed throws make any other error
 /// impossible) and never in a crash, a hang or a large allocation.
-@Suite("Truncated, corrupt and lying files", .onTestThreads)
+@Suite("Truncated, corrupt and lying files", .cpuBound)
 struct SafetyTests {
     static let animatedFixtures: [(String, Data)] = [
         ("gif-disposal", try! AnimationTests.disposalGIF()),

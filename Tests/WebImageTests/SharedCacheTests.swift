@@ -6,7 +6,7 @@ import WebImageOrigin
 /// RFC 9111 § 3.5 for a cache configured as shared (`webimage serve`'s): no `private`
 /// responses, and an identity's response only when it says a shared cache may keep it. The
 /// default (a private cache, a client's) keeps both, under keys that include the identity.
-@Suite("Shared cache: RFC 9111 § 3.5", .onTestThreads)
+@Suite("Shared cache: RFC 9111 § 3.5")
 struct SharedCacheTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 

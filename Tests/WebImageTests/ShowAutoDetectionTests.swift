@@ -9,7 +9,7 @@ import WebImageTerminal
 /// tmux, no kitty or iTerm variables): it asks the terminal. The terminal is a real
 /// pseudo-terminal (`script` runs the command on one); the test answers the query the way kitty,
 /// a sixel terminal or a plain VT220 would, and reads which picture format comes out.
-@Suite("webimage show: asking the terminal which pictures it shows", .onTestThreads)
+@Suite("webimage show: asking the terminal which pictures it shows")
 struct ShowAutoDetectionTests {
     /// Runs `show URL` on a pseudo-terminal, answers the graphics query with `reply` as soon as
     /// it arrives, waits until `drawn` is in the output, quits with `q`; returns the output.

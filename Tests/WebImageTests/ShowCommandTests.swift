@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("webimage show: in tmux and in pipes", .serialized, .onTestThreads)
+@Suite("webimage show: in tmux and in pipes", .serialized)
 struct ShowCommandTests {
     static func solidPNG(_ rgb: [UInt8], side: Int = 32) throws -> Data {
         var pixels: [UInt8] = []

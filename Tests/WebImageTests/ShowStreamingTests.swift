@@ -6,7 +6,7 @@ import WebImageOrigin
 /// `show` plays an animation one frame at a time from its original bytes (issue 25, "Animations
 /// stream"): the pipeline decodes the first frame, and the cell composites each later frame when
 /// it is due, so the process holds a couple of canvases, not every frame.
-@Suite("webimage show: long animations play in a few canvases", .serialized, .onTestThreads)
+@Suite("webimage show: long animations play in a few canvases", .serialized)
 struct ShowStreamingTests {
     /// `frames` full frames of `side` × `side`, red and blue in turn, 60 ms each, looping: made
     /// by Pillow, the independent writer (a few KB: solid frames compress to almost nothing).

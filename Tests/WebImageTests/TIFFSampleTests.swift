@@ -7,7 +7,7 @@ import WebImage
 /// Pillow's decodes of the same samples scaled by the documented rules
 /// (scripts/fixtures/make-codec-fixtures.py, `sample_fixtures`). Truncated and damaged copies of these files
 /// are in `TIFFTests.truncatedOrDamagedFilesGiveTypedErrors`.
-@Suite("TIFF sample conversion", .onTestThreads)
+@Suite("TIFF sample conversion")
 struct TIFFSampleTests {
     /// 12-bit at full range (strips; Deflate tiles), 32-bit integers on a 16-bit scale, floats on
     /// 0–255, 16-bit CMYK (contiguous; separate planes): Pillow's CMYK reference keeps 8 of the 16

@@ -3,7 +3,7 @@ import Testing
 import WebImage
 
 /// TIFF through libtiff against Pillow's decodes of the same files (scripts/fixtures/make-codec-fixtures.py).
-@Suite("TIFF decoding", .onTestThreads)
+@Suite("TIFF decoding")
 struct TIFFTests {
     /// Lossless variants: at most 1 off per premultiplied channel (libtiff and our reference
     /// premultiply with the same rounding; CMYK conversion formulas differ by a rounding step).

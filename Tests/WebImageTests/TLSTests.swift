@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("TLS: certificates are verified unless the caller opts out", .onTestThreads)
+@Suite("TLS: certificates are verified unless the caller opts out")
 struct TLSTests {
     static var fixtures: URL { URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/tls") }
 

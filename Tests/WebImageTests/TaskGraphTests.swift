@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("Task graph: sharing, priority and cancellation at every stage", .onTestThreads)
+@Suite("Task graph: sharing, priority and cancellation at every stage")
 struct TaskGraphTests {
     @Test func tenRequestsThreeProcessorsMakeOneDownloadOneDecodeThreeProcessings() async throws {
         try await withOrigin { origin in

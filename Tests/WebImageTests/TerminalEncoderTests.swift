@@ -4,7 +4,7 @@ import WebImage
 import WebImageOrigin
 import WebImageTerminal
 
-@Suite("Terminal encoders: decoded back to pixels", .onTestThreads)
+@Suite("Terminal encoders: decoded back to pixels")
 struct TerminalEncoderTests {
     static let photo = SampleImages.pattern(width: 37, height: 25, seed: 3)  // odd sizes: partial sixel band, half cell row
 

@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("webimage fetch --resize/--format and info for GIF and WebP", .onTestThreads)
+@Suite("webimage fetch --resize/--format and info for GIF and WebP", .cpuBound)
 struct ThumbnailCLITests {
     struct Info: Decodable { var format: String; var width, height, frames, bytes: Int }
 
@@ -80,7 +80,7 @@ struct ThumbnailCLITests {
                 let result = try await WebImageCommand.run(
                     ["fetch", origin.imageURL("landscape.jpg").absoluteString, "--output", output.path, "--no-cache", "--format", "jpeg"]
                         + (quality.map { ["--quality", $0] } ?? []))
-                #expect(result.status == 0, "\(result.stderr)")
+                try #require(result.status == 0, "\(result.stdout)\(result.stderr)")
                 let data = try Data(contentsOf: output.appendingPathComponent("landscape.jpg"))
                 let image = try ImageCoderRegistry.default.decode(data)
                 #expect(image.pixelWidth == source.pixelWidth && image.pixelHeight == source.pixelHeight)

@@ -3,7 +3,7 @@ import Testing
 @testable import WebImage
 import WebImageOrigin
 
-@Suite("Resampler and thumbnails straight from compressed data", .onTestThreads)
+@Suite("Resampler and thumbnails straight from compressed data", .cpuBound)
 struct ThumbnailTests {
     @Test func fittingSizeKeepsAspectAndNeverEnlarges() {
         #expect(Resampler.fittingSize(width: 4000, height: 3000, maxWidth: 256, maxHeight: 256) == (256, 192))

@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
-@Suite("Two-stage loading: look up the real URL, then download", .onTestThreads)
+@Suite("Two-stage loading: look up the real URL, then download")
 struct TwoStageLoadingTests {
     static let lookupResolver = LookupResolver { $0.path.hasPrefix("/lookup/") }
 

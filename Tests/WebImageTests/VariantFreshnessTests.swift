@@ -8,7 +8,7 @@ import WebImageOrigin
 /// the network, the disk, a `304`, stale-if-error, `no-store`. Each test is one row of that
 /// table, against a real origin (`/cache/{name}`) and a real disk cache, with a new pipeline
 /// per load (as a new process would be; no memory cache).
-@Suite("Variants follow their original", .onTestThreads)
+@Suite("Variants follow their original")
 struct VariantFreshnessTests {
     func pipeline(_ directory: URL, policy: HTTPCachePolicy = .init()) throws -> ImagePipeline {
         var downloader = ImageDownloaderConfiguration()

@@ -7,7 +7,7 @@ extension HeavyTests {
 /// Processed variants stored on disk by the default cache serializer and read back after a
 /// "restart" (a new pipeline on the same cache directory): nothing a lossless format would
 /// keep is lost — alpha above all.
-@Suite("Variants survive a restart of the disk cache", .onTestThreads)
+@Suite("Variants survive a restart of the disk cache")
 struct VariantSerializationTests {
     /// Every processor the README lists, alone (rotate both ways).
     static let processors: [(String, [any ImageProcessing])] = [

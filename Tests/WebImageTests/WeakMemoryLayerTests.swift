@@ -6,7 +6,7 @@ import WebImageOrigin
 /// The pipeline stores through the memory cache's weak layer: the box the cache keeps is the
 /// one each response holds, so an image evicted from the LRU while a caller still holds it is
 /// found again, without a download or a decode.
-@Suite("Pipeline: the weak memory layer", .onTestThreads)
+@Suite("Pipeline: the weak memory layer")
 struct WeakMemoryLayerTests {
     @Test func anEvictedImageStillHeldIsReturnedWithoutDecoding() async throws {
         try await withOrigin { origin in

@@ -8,7 +8,7 @@ import Testing
 /// our decoders must draw what theirs draw. thumbhash 0.1.2 raises on any image with alpha (its
 /// alpha channel's result is unpacked as a tuple): those are encoded by `thash`, a fork by the
 /// same authors that fixes it.
-@Suite("Placeholders: BlurHash and ThumbHash against the Python references", .onTestThreads)
+@Suite("Placeholders: BlurHash and ThumbHash against the Python references", .cpuBound)
 struct PlaceholderReferenceTests {
     struct Entry: Codable {
         var name: String, blurPath: String, thumbPath: String, componentsX: Int, componentsY: Int

@@ -4,7 +4,7 @@ import Testing
 
 /// BlurHash and ThumbHash on their own: hostile strings and sizes are typed errors, and the
 /// drawings look like what was hashed.
-@Suite("Placeholders: hostile input and round trips", .onTestThreads)
+@Suite("Placeholders: hostile input and round trips", .cpuBound)
 struct PlaceholderTests {
     /// woltapp's example hash parses: 4 × 3 components, its average colour.
     @Test func woltappExampleParses() throws {

@@ -2,7 +2,7 @@ import Testing
 import WebImageServer
 
 /// The SSRF classifier as a unit, on addresses only: nothing here touches the network.
-@Suite("Image server: address classes", .onTestThreads)
+@Suite("Image server: address classes")
 struct AddressClassifierTests {
     typealias Class = AddressClassifier.AddressClass
 

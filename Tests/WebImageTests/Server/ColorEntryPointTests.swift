@@ -9,7 +9,7 @@ import WebImageOrigin
 /// processes against a local origin — compared with Pillow's ImageCms references
 /// (`scripts/fixtures/make-color-fixtures.py`).
 extension ServerTests {
-    @Suite("Colour management: info, fetch and serve processes", .onTestThreads)
+    @Suite("Colour management: info, fetch and serve processes")
     struct ColorEntryPointTests {
         static let files: [String: Data] = {
             var files: [String: Data] = [:]

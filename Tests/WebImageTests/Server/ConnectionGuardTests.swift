@@ -7,7 +7,7 @@ import WebImageOrigin
 extension ServerTests {
     /// Issue #26, connections: slow and idle clients against a real `webimage serve` process.
     /// Raw sockets on 127.0.0.0/8 only; a few hundred at most, each test bounded in time.
-    @Suite("webimage serve connection guards (process)", .onTestThreads)
+    @Suite("webimage serve connection guards (process)")
     struct ConnectionGuardTests {
         typealias Serve = ServeCommandTests.ServeProcess
         static let health = "GET /health HTTP/1.1\r\nHost: test\r\n\r\n"

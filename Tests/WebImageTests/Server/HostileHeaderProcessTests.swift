@@ -8,7 +8,7 @@ extension ServerTests {
     /// The two reproductions of issue #26 through real processes: `webimage fetch` against an
     /// origin that answers `503` with `Retry-After: 1e300`, and `fetch` and `serve` resuming a
     /// download that the origin answers `206` with a range and a length near 2^63.
-    @Suite("Hostile header values through webimage fetch and serve (processes)", .onTestThreads)
+    @Suite("Hostile header values through webimage fetch and serve (processes)")
     struct HostileHeaderProcessTests {
         static let nearTwoToThe63 = HeaderValueTests.query([
             "Content-Range:bytes 100-9223372036854775806/9223372036854775807", "Content-Length:9223372036854775707",

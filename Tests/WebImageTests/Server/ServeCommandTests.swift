@@ -8,7 +8,7 @@ import WebImageOrigin
 extension ServerTests {
     /// `webimage serve` as a real process: flags and environment, signatures off warning, the
     /// access log, and graceful shutdown on SIGTERM.
-    @Suite("webimage serve (process)", .onTestThreads)
+    @Suite("webimage serve (process)")
     struct ServeCommandTests {
         /// A running `webimage serve`; its first stdout line gives the port.
         final class ServeProcess: @unchecked Sendable {  // `process` and the pipes are set once in init, then only read.

@@ -9,7 +9,7 @@ extension ServerTests {
     /// Issue 26's allow-list and cache-key reproductions against a real `webimage serve` process
     /// (the in-process suites, `ServerAllowListTests` and `ServerKeyTests`, cover every variant
     /// with a resolver hook). Everything is on 127.0.0.0/8: the "other host" is 127.0.0.2.
-    @Suite("webimage serve: allow-list and cache keys (process)", .onTestThreads)
+    @Suite("webimage serve: allow-list and cache keys (process)")
     struct ServeProcessAttackTests {
         static func get(_ url: String, client: HTTPClient) async throws -> (status: Int, etag: String?, body: Data) {
             let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(60))

@@ -9,7 +9,7 @@ extension ServerTests {
     /// checked against it. "Other hosts" are names in the server's resolver hook, all mapped to
     /// the public stand-in that ``LoopbackConnector`` sends to the origin on 127.0.0.1 (and
     /// nowhere else): a refusal shows up as no connection.
-    @Suite("Image server: allowed sources and redirects", .onTestThreads)
+    @Suite("Image server: allowed sources and redirects")
     struct ServerAllowListTests {
         static let names = ["allowed.test": "203.0.113.10", "other.test": "203.0.113.10", "cdn.allowed.test": "203.0.113.10", "evilallowed.test": "203.0.113.10"]
 

@@ -8,7 +8,7 @@ import WebImageServer
 extension ServerTests {
     /// The per-request work budget: priced from the source's header before any pixel work, with
     /// a clear error; frames beyond the limit dropped; `process=` steps capped.
-    @Suite("Image server: work budget", .onTestThreads)
+    @Suite("Image server: work budget")
     struct ServerBudgetTests {
         static let files: [String: Data] = [
             // 4 KB of GIF: 20 one-pixel frames on a 100 × 100 screen.
@@ -102,7 +102,7 @@ extension ServerTests {
 
     /// Hostile requests against a real `webimage serve` process: it keeps serving, its memory stays
     /// small, and a deadline stops the render's CPU, not only the answer.
-    @Suite("webimage serve under hostile requests (process)", .onTestThreads)
+    @Suite("webimage serve under hostile requests (process)")
     struct HostileServeTests {
         @Test func extremeAspectRatiosAndWideBlursAreServedInLittleMemory() async throws {
             let files = [

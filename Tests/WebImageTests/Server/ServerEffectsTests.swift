@@ -6,7 +6,7 @@ import WebImageServer
 extension ServerTests {
     /// `/img`'s effects (`trim`, `sharpen`, `pixelate`, `blur`) and `max_bytes` through a real
     /// `webimage serve` process (``ServerGeometryTests/withServe(_:_:)``), the answers decoded.
-    @Suite("Image server: effects and max_bytes (process)", .onTestThreads)
+    @Suite("Image server: effects and max_bytes (process)")
     struct ServerEffectsTests {
         typealias G = ServerGeometryTests
 

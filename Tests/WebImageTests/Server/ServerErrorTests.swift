@@ -6,7 +6,7 @@ import WebImageServer
 
 extension ServerTests {
     /// Every error code of `/img`: status, JSON body, short max-age, and nothing internal leaked.
-    @Suite("Image server: errors", .onTestThreads)
+    @Suite("Image server: errors")
     struct ServerErrorTests {
         static func expectError(_ reply: ServerHarness.Reply, _ status: Int, _ code: String, sourceLocation: SourceLocation = #_sourceLocation) {
             #expect(reply.status == status, "\(String(decoding: reply.body, as: UTF8.self))", sourceLocation: sourceLocation)

@@ -9,7 +9,7 @@ extension ServerTests {
     /// `/img`'s geometry options (`enlarge`, `dpr`, `gravity`, `extend`, `padding`, `bg`) through a
     /// real, signing `webimage serve` process in front of a real origin: the answers are decoded and
     /// their sizes and pixels checked against test images whose parts have distinct colours.
-    @Suite("Image server: geometry (process)", .onTestThreads)
+    @Suite("Image server: geometry (process)")
     struct ServerGeometryTests {
         static let key = "geometry-test-key"
         static let signer = URLSigner(keys: [Data(key.utf8)])

@@ -8,7 +8,7 @@ import WebImageServer
 extension ServerTests {
     /// `GET /info` through a real `webimage serve` process in front of a real origin on 127.0.0.1:
     /// signed like `/img`, the same fetch and limits, JSON that matches the library's own hashes.
-    @Suite("GET /info (process)", .onTestThreads)
+    @Suite("GET /info (process)")
     struct ServerInfoTests {
         struct Info: Decodable {
             var format: String, width: Int, height: Int, frames: Int, hasAlpha: Bool

@@ -8,7 +8,7 @@ extension ServerTests {
     /// Result-cache keys and ETags come from the parsed, canonical parameters in a length-prefixed
     /// encoding: a source URL that ends in `&w=4` (or any other parameter), or a `process` spec
     /// holding an encoded separator, cannot take another request's key.
-    @Suite("Image server: unambiguous cache keys and ETags", .onTestThreads)
+    @Suite("Image server: unambiguous cache keys and ETags")
     struct ServerKeyTests {
         /// For each parameter: the forged request carries `NAME=VALUE` inside its `url=` (the
         /// source ignores the query), the real one as a parameter.

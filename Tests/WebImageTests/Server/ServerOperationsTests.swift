@@ -6,7 +6,7 @@ import WebImageServer
 
 extension ServerTests {
     /// Result and source caches, /health, /ready, /metrics.
-    @Suite("Image server: caches and observability", .onTestThreads)
+    @Suite("Image server: caches and observability")
     struct ServerOperationsTests {
         @Test func resultsComeFromMemoryThenFromDiskAfterARestart() async throws {
             let directory = temporaryDirectory()

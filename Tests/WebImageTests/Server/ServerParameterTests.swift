@@ -7,7 +7,7 @@ import WebImageServer
 extension ServerTests {
     /// `GET /img`: every parameter, format negotiation and the caching headers, against a real
     /// server and a real origin on 127.0.0.1.
-    @Suite("Image server: parameters and responses", .onTestThreads)
+    @Suite("Image server: parameters and responses")
     struct ServerParameterTests {
         static func decode(_ reply: ServerHarness.Reply) throws -> Image {
             try ImageCoderRegistry.default.decode(reply.body)

@@ -8,7 +8,7 @@ extension ServerTests {
     /// mutated queries through the real parsers, the signature check, the budget
     /// and the cache key. Nothing may trap (a trap ends the test process), every refusal is a
     /// typed 4xx, and everything accepted has one stable key. Seeded, so a failure reproduces.
-    @Suite("Image server: parameter, process= and signature fuzzing", .onTestThreads)
+    @Suite("Image server: parameter, process= and signature fuzzing")
     struct ServerParserFuzzTests {
         static let fragments = [
             "resize:", "crop:", "flip:", "rotate:", "round:", "circle", "blur:", "tint:", "grayscale", "square",

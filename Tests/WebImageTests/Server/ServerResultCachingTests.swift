@@ -7,7 +7,7 @@ import WebImageServer
 extension ServerTests {
     /// A render of a source its origin marked `no-store` or `private` is neither kept by the
     /// server's result caches nor offered to caches in front as `public`.
-    @Suite("Image server: the source's Cache-Control restricts who keeps the render", .onTestThreads)
+    @Suite("Image server: the source's Cache-Control restricts who keeps the render")
     struct ServerResultCachingTests {
         @Test func noStoreAndPrivateSourcesAreNotKeptOrSharedAndPublicOnesAre() async throws {
             let directory = temporaryDirectory()

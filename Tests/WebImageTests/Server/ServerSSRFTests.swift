@@ -9,7 +9,7 @@ extension ServerTests {
     /// goes through ``LoopbackConnector``, which records it and can only reach 127.0.0.1: a refused
     /// address must show up as no connection at all, and a broken guard still could not send a
     /// packet anywhere else.
-    @Suite("Image server: SSRF protection", .onTestThreads)
+    @Suite("Image server: SSRF protection")
     struct ServerSSRFTests {
         /// A server with protection on (unless `allowPrivate`), `names` mapped, and the connector.
         static func withGuardedServer(

@@ -6,7 +6,7 @@ import WebImageServer
 
 extension ServerTests {
     /// Signed URLs, key rotation, `webimage sign`, and `--allow-source`.
-    @Suite("Image server: signatures and allowed sources", .onTestThreads)
+    @Suite("Image server: signatures and allowed sources")
     struct ServerSignatureTests {
         static let oldKey = Data("old-secret".utf8), newKey = Data("new-secret".utf8)
 

@@ -9,13 +9,19 @@ import Foundation
 /// in tests goes through here.
 func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try work() }) }.start()
+        Thread {
+            Thread.current.name = "test-off-pool"  // not the creating pool thread's name, for profiles
+            continuation.resume(with: Result { try work() })
+        }.start()
     }
 }
 
 /// ``offPool(_:)`` for work that cannot fail.
 func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: work()) }.start()
+        Thread {
+            Thread.current.name = "test-off-pool"
+            continuation.resume(returning: work())
+        }.start()
     }
 }
