@@ -56,8 +56,9 @@ let package = Package(
         .target(name: "CCodecLoader", path: "Sources/CLibraries/CCodecLoader", linkerSettings: [.linkedLibrary("dl")]),
         // CRC-32C with the CPU's crc32 instruction: the disk cache's checksum (see ARCHITECTURE.md).
         .target(name: "CCRC32C", path: "Sources/CLibraries/CCRC32C"),
-        // libjpeg with a suspending source, for incremental JPEG decoding: its error exit is a
-        // longjmp, which Swift cannot catch, so the calls live in C (see its header).
+        // libjpeg with a suspending source, for incremental JPEG decoding, and row by row from
+        // memory for still decoding that a cancel can stop: its error exit is a longjmp, which
+        // Swift cannot catch, so the calls live in C (see its headers).
         .target(name: "CJPEGIncremental", path: "Sources/CLibraries/CJPEGIncremental", linkerSettings: [.linkedLibrary("jpeg")]),
         // libpng's progressive (push) reader, for incremental PNG decoding: its errors are a
         // longjmp too, so the calls live in C (see its header). libspng cannot pause mid-stream.
