@@ -146,6 +146,7 @@ let package = Package(
                 "CCRC32C",  // the checksum tests compare its ISA-L and builtin paths
                 "CPNGIncremental",  // the incremental PNG tests check the canvas is never allocated over the limit
                 "CTurboJPEG",  // the row-by-row JPEG decode is compared with TurboJPEG's one-call decode
+                "CWebP",  // the WebP decode fed in pieces is compared with WebPDecode's one call
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),  // the disk cache tests damage the index
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),

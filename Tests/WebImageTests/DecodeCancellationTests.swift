@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebImage
+import WebImageOrigin
 
 /// Decoders look at `Task.isCancelled` inside one image, not only between frames: a render whose
 /// deadline passed stops its decode within milliseconds (issue 25, "Deadlines stop the work").
@@ -73,6 +74,12 @@ extension HeavyTests {
                 let found = image.pixels[at..<at + 3].map(Int.init)
                 #expect(zip(found, expected).allSatisfy { abs($0 - $1) <= 3 }, "(\(x), \(y)): \(found)")
             }
+        }
+
+        @Test func aCancelledTaskDecodesNoWebP() async throws {
+            let webp = try WebPCoder().encode(SampleImages.pattern(width: 900, height: 700, seed: 4), as: .webp, quality: 0.9)
+            #expect(await Self.errorInCancelledTask { () throws(ImageDecodingError) in _ = try WebPCoder().decode(webp, options: .default) } == .cancelled)
+            #expect(try WebPCoder().decode(webp, options: .default).pixelWidth == 900)
         }
 
         /// A 25 MP JPEG decode stops within 100 ms of a cancel that comes a few ms into it: for a
