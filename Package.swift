@@ -56,8 +56,9 @@ let package = Package(
         .target(name: "CCodecLoader", path: "Sources/CLibraries/CCodecLoader", linkerSettings: [.linkedLibrary("dl")]),
         // CRC-32C with the CPU's crc32 instruction: the disk cache's checksum (see docs/architecture/caching.md).
         .target(name: "CCRC32C", path: "Sources/CLibraries/CCRC32C"),
-        // libjpeg with a suspending source, for incremental JPEG decoding: its error exit is a
-        // longjmp, which Swift cannot catch, so the calls live in C (see its header).
+        // libjpeg with a suspending source, for incremental JPEG decoding, and row by row from
+        // memory for still decoding that a cancel can stop: its error exit is a longjmp, which
+        // Swift cannot catch, so the calls live in C (see its headers).
         .target(name: "CJPEGIncremental", path: "Sources/CLibraries/CJPEGIncremental", linkerSettings: [.linkedLibrary("jpeg")]),
         // libpng's progressive (push) reader, for incremental PNG decoding: its errors are a
         // longjmp too, so the calls live in C (see its header). libspng cannot pause mid-stream.
@@ -144,6 +145,8 @@ let package = Package(
                 "WebImage", "WebImageOrigin", "WebImageServer", "WebImageTerminal", "WebImageURLSession",
                 "CCRC32C",  // the checksum tests compare its ISA-L and builtin paths
                 "CPNGIncremental",  // the incremental PNG tests check the canvas is never allocated over the limit
+                "CTurboJPEG",  // the row-by-row JPEG decode is compared with TurboJPEG's one-call decode
+                "CWebP",  // the WebP decode fed in pieces is compared with WebPDecode's one call
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),  // the disk cache tests damage the index
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),

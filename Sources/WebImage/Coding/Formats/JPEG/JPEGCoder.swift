@@ -1,13 +1,17 @@
 internal import CTurboJPEG
 public import Foundation
 
-/// JPEG decoding and encoding over libjpeg-turbo's TurboJPEG API.
+/// JPEG decoding and encoding over libjpeg-turbo: headers and encoding through its TurboJPEG
+/// API, decoding through libjpeg's scanline API with TurboJPEG's settings (the same pixels).
 ///
-/// TurboJPEG reports errors by return code (never by `exit` or `longjmp`), so every failure
-/// becomes an ``ImageDecodingError``. Progressive JPEGs with an abusive number of scans are
-/// refused (`TJFLAG_LIMITSCANS`). A truncated file gives what was decoded (libjpeg fills the
-/// rest grey) flagged ``Image/isPartial``; junk before markers and malformed metadata segments are
-/// skipped as browsers skip them (``Image/repairs``); ``ImageDecodingOptions/strict`` refuses both.
+/// Decoding goes a batch of rows at a time (the C shim turns libjpeg's errors into statuses,
+/// never an `exit`), looking at `Task.isCancelled` between batches and between rows of a
+/// progressive file's input, so a cancelled decode stops within milliseconds with
+/// ``ImageDecodingError/cancelled``; every other failure becomes an ``ImageDecodingError`` too.
+/// Progressive JPEGs with an abusive number of scans (over 500) are refused. A truncated file
+/// gives what was decoded (libjpeg fills the rest grey) flagged ``Image/isPartial``; junk before
+/// markers and malformed metadata segments are skipped as browsers skip them
+/// (``Image/repairs``); ``ImageDecodingOptions/strict`` refuses both.
 /// CMYK and YCCK files (as Photoshop writes them, Adobe-inverted) are converted to RGB through
 /// their embedded CMYK profile, or the way browsers do when they have none. With ``ImageDecodingOptions/thumbnailMaxPixelSize`` the image is decoded
 /// with DCT scaling at the smallest factor that stays at or above the target, then finished
@@ -67,29 +71,27 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
         let (width, height) = Self.scaledSize(header, atLeast: target)
         let isCMYK = colorspace == TJCS_CMYK.rawValue || colorspace == TJCS_YCCK.rawValue
         let rowBytes = width * 4
-        func run(zeroed: Bool) -> ([UInt8], Int32) {
-            // TurboJPEG writes every row of a successful decode, so the buffer need not be zeroed
+        let scale = Self.scalingFactor(header, fitting: (width, height))
+        func run(zeroed: Bool) throws(ImageDecodingError) -> ([UInt8], RowsProblem?) {
+            // libjpeg writes every row of a successful decode, so the buffer need not be zeroed
             // first (that pass costs as much as a third of a 1 MP decode). A partial decode may
             // stop early and keeps a zeroed buffer, so no stale memory can show.
             var pixels = zeroed
                 ? [UInt8](repeating: 0, count: rowBytes * height)
                 : [UInt8](unsafeUninitializedCapacity: rowBytes * height) { _, count in count = rowBytes * height }
-            let result = data.withUnsafeBytes { src in
-                pixels.withUnsafeMutableBufferPointer { dst in
-                    tjDecompress2(
-                        handle, src.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt(src.count),
-                        dst.baseAddress, Int32(width), Int32(rowBytes), Int32(height),
-                        Int32((isCMYK ? TJPF_CMYK : TJPF_RGBA).rawValue), TJFLAG_LIMITSCANS)
+            let result = pixels.withUnsafeMutableBytes { dst in
+                Result { () throws(ImageDecodingError) -> RowsProblem? in
+                    try Self.decodeRows(data, into: dst, width: width, height: height, scale: scale, cmyk: isCMYK)
                 }
             }
-            return (pixels, result)
+            return (pixels, try result.get())
         }
-        let first = run(zeroed: acceptTruncation)
+        let first = try run(zeroed: acceptTruncation)
         var pixels = first.0
-        if first.1 != 0 {
-            let found = try Self.check(handle, acceptTruncation: acceptTruncation, options: options)
+        if let problem = first.1 {
+            let found = try Self.check(problem, acceptTruncation: acceptTruncation, options: options)
             // A truncated file decoded into an unzeroed buffer: again into a zeroed one.
-            if found.contains(.truncated), !acceptTruncation { pixels = run(zeroed: true).0 }
+            if found.contains(.truncated), !acceptTruncation { pixels = try run(zeroed: true).0 }
             repairs.formUnion(found)
         }
         if isCMYK { Self.convertCMYK(&pixels, width: width, height: height, file: data, handling: options.colorHandling) }
@@ -165,6 +167,19 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
         return best
     }
 
+    /// The scaling factor TurboJPEG's `tjDecompress2` picks for an output of at most `size`: the
+    /// first (largest) of its factors whose scaled size fits.
+    static func scalingFactor(_ header: ImageHeader, fitting size: (width: Int, height: Int)) -> (num: Int32, denom: Int32) {
+        var count: Int32 = 0
+        guard let factors = tjGetScalingFactors(&count) else { return (1, 1) }
+        for factor in UnsafeBufferPointer(start: factors, count: Int(count)) {
+            let num = Int(factor.num), denom = Int(factor.denom)
+            let w = (header.pixelWidth * num + denom - 1) / denom, h = (header.pixelHeight * num + denom - 1) / denom
+            if w <= size.width, h <= size.height { return (factor.num, factor.denom) }
+        }
+        return (1, 1)
+    }
+
     private static func header(_ handle: tjhandle, _ data: Data) throws(ImageDecodingError) -> (ImageHeader, UInt32) {
         guard !data.isEmpty else { throw .empty }
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
@@ -193,19 +208,18 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
         ("Application transferred too many", .damagedData), ("Premature end", .truncated),
     ]
 
-    /// Turns a non-zero TurboJPEG result into an error, or into what a lenient decode forgave:
+    /// Turns a decode that was not clean into an error, or into what a lenient decode forgave:
     /// harmless warnings (such as extraneous bytes between markers) and a premature end (in
     /// strict mode each is an error; with `acceptTruncation`, the partial images of progressive
     /// loading, a premature end is always accepted).
     ///
-    /// TurboJPEG's warning flag is sticky (a fatal error after a warning still reports
-    /// `TJERR_WARNING`), so the message, which the last problem sets, decides.
+    /// libjpeg's warning flag is sticky (a fatal error after a warning still reports a warning,
+    /// as TurboJPEG's `TJERR_WARNING` does), so the message, which an error overwrites, decides.
     private static func check(
-        _ handle: tjhandle, acceptTruncation: Bool, options: ImageDecodingOptions
+        _ problem: RowsProblem, acceptTruncation: Bool, options: ImageDecodingOptions
     ) throws(ImageDecodingError) -> ImageRepairs {
-        let text = message(handle)
-        guard tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue),
-              let match = harmlessWarnings.first(where: { text.hasPrefix($0.prefix) })
+        let text = problem.message
+        guard problem.warned, let match = harmlessWarnings.first(where: { text.hasPrefix($0.prefix) })
         else { throw .corrupt(format: .jpeg, reason: text) }
         if acceptTruncation { return match.repair }
         return try options.allow(match.repair, in: .jpeg, text)

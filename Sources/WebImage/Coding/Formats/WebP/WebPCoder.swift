@@ -3,7 +3,8 @@ public import Foundation
 
 /// WebP decoding and encoding over libwebp: lossy, lossless, alpha and animation.
 ///
-/// Still images decode through `WebPDecode` into a buffer we own; with
+/// Still images decode through libwebp's incremental decoder into a buffer we own, given the
+/// file 64 KB at a time with a look at `Task.isCancelled` between pieces; with
 /// ``ImageDecodingOptions/thumbnailMaxPixelSize`` libwebp scales while decoding
 /// (`use_scaling`), so the full-size buffer is never allocated. Animations decode through
 /// `WebPAnimDecoder`, which composites each frame onto the canvas; durations are clamped with
@@ -114,7 +115,7 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
         // it need not be zeroed first.
         var pixels = [UInt8](unsafeUninitializedCapacity: width * height * 4) { _, count in count = width * height * 4 }
         let status = data.withUnsafeBytes { src in
-            pixels.withUnsafeMutableBufferPointer { dst in
+            pixels.withUnsafeMutableBufferPointer { dst -> VP8StatusCode? in
                 guard var config = rgbaConfig(writingTo: dst, width: width) else { return VP8_STATUS_INVALID_PARAM }
                 if scaled {
                     config.options.use_scaling = 1
@@ -122,11 +123,32 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
                     config.options.scaled_height = Int32(height)
                 }
                 defer { WebPFreeDecBuffer(&config.output) }
-                return WebPDecode(src.baseAddress?.assumingMemoryBound(to: UInt8.self), src.count, &config)
+                return decodeInPieces(src, &config)
             }
         }
+        guard let status else { throw .cancelled }
         try check(status)
         return pixels
+    }
+
+    /// libwebp's incremental decoder (the same pixels as `WebPDecode`) given the file 64 KB more
+    /// at a time, looking at `Task.isCancelled` before each piece: nil when cancelled. This bounds
+    /// the work after a cancel for files whose decoding waits on their bytes (photos); not for
+    /// very compressible ones, which libwebp decodes whole from a few bytes (see ARCHITECTURE.md,
+    /// Processing, Cancellation).
+    private static func decodeInPieces(_ src: UnsafeRawBufferPointer, _ config: inout WebPDecoderConfig) -> VP8StatusCode? {
+        guard let base = src.baseAddress?.assumingMemoryBound(to: UInt8.self), !src.isEmpty else { return VP8_STATUS_NOT_ENOUGH_DATA }
+        guard let decoder = WebPIDecode(nil, 0, &config) else { return VP8_STATUS_OUT_OF_MEMORY }
+        defer { WebPIDelete(decoder) }
+        var given = 0
+        while true {
+            if Task.isCancelled { return nil }
+            given = min(src.count, given + (1 << 16))
+            // The same buffer, longer each time: libwebp reads it in place (no copy).
+            let status = WebPIUpdate(decoder, base, given)
+            if status != VP8_STATUS_SUSPENDED { return status }
+            if given == src.count { return VP8_STATUS_NOT_ENOUGH_DATA }
+        }
     }
 
     /// A decoder configuration writing straight RGBA8 rows of `width` pixels into `buffer`.
