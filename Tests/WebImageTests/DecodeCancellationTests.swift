@@ -36,11 +36,11 @@ extension HeavyTests {
 
         @Test func aCancelStopsA25MegapixelDecodeWithinMilliseconds() async throws {
             let png = try Self.bigPNG(side: 5000)
-            let (error, late) = await Self.cancelSoonAfterStart { () throws(ImageDecodingError) in
+            let (error, spent) = await Self.cancelSoonAfterStart { () throws(ImageDecodingError) in
                 _ = try PNGCoder().decode(png, options: ImageDecodingOptions(maxPixelCount: 100_000_000))
             }
             #expect(error == .cancelled, "the decode ran to its end")
-            #expect(late < .milliseconds(100), "used \(late) of CPU after the cancel")
+            #expect(spent < .milliseconds(100), "used \(spent) of CPU after the cancel")
         }
 
         // MARK: JPEG
@@ -87,11 +87,11 @@ extension HeavyTests {
         @Test(arguments: [false, true])
         func aCancelStopsA25MegapixelJPEGDecodeWithinMilliseconds(progressive: Bool) async throws {
             let jpeg = try Self.bigJPEG(side: 5000, progressive: progressive)
-            let (error, late) = await Self.cancelSoonAfterStart { () throws(ImageDecodingError) in
+            let (error, spent) = await Self.cancelSoonAfterStart { () throws(ImageDecodingError) in
                 _ = try JPEGCoder().decode(jpeg, options: ImageDecodingOptions(maxPixelCount: 100_000_000))
             }
             #expect(error == .cancelled, "the decode ran to its end")
-            #expect(late < .milliseconds(100), "used \(late) of CPU after the cancel")
+            #expect(spent < .milliseconds(100), "used \(spent) of CPU after the cancel")
         }
 
         /// What `decode` throws in a task cancelled before it starts (nil if nothing).

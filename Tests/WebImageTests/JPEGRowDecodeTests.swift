@@ -7,7 +7,7 @@ import WebImageOrigin
 /// JPEG stills are decoded a batch of rows at a time through libjpeg's scanline API (so that a
 /// cancel can stop them): the pixels, the warnings and the errors are those of TurboJPEG's
 /// one-call `tjDecompress2`, which decoded them before, at full size and at every DCT scale.
-@Suite("JPEG decoded row by row")
+@Suite("JPEG decoded row by row", .cpuBound)
 struct JPEGRowDecodeTests {
     /// What one decode gave: the pixels, and the problem libjpeg reported (nil when clean).
     struct Outcome: Equatable {

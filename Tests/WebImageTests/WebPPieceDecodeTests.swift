@@ -6,7 +6,7 @@ import WebImageOrigin
 
 /// WebP stills are given to libwebp's incremental decoder 64 KB at a time (so that a cancel can
 /// stop them between pieces): the image is the one `WebPDecode` makes in one call.
-@Suite("WebP decoded in pieces")
+@Suite("WebP decoded in pieces", .cpuBound)
 struct WebPPieceDecodeTests {
     /// `WebPDecode` of the whole file in one call, straight RGBA at `width` × `height`.
     static func oneCall(_ data: Data, width: Int, height: Int, scaled: Bool) throws -> [UInt8] {
