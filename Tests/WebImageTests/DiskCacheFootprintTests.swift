@@ -6,7 +6,7 @@ import WebImageOrigin
 /// The disk cache's folder stays within its limit plus max(1 MiB, 2 %) at every moment, index,
 /// WAL, `-shm` and temporary files included (issue 27, "Cache costs"), through a real
 /// `webimage fetch` against a real origin.
-@Suite("Disk cache footprint", .cpuBound)
+@Suite("Disk cache footprint")
 struct DiskCacheFootprintTests {
     @Test func slackAndWALBudgetFollowTheLimit() {
         let small = DiskFootprint(sizeLimit: 2 << 20)

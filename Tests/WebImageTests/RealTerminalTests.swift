@@ -10,7 +10,7 @@ import WebImageOrigin
 /// see: the terminal accepted the sequence, placed the picture in the cells `show` laid out,
 /// kept its aspect ratio in real pixels (which depends on the cell size the terminal reports) and
 /// drew its colours.
-@Suite("webimage show: pictures in real terminals", .serialized, .cpuBound)
+@Suite("webimage show: pictures in real terminals", .serialized)
 struct RealTerminalTests {
     /// A 64 × 64 PNG in four quadrants: red, green / blue, yellow.
     static func quadrants() throws -> Data {

@@ -43,10 +43,12 @@ public final class ImageWorkExecutor: TaskExecutor, @unchecked Sendable {
         threadCount = max(1, threads)
         let niceness = min(max(niceness, 0), 19)
         for index in 0..<threadCount {
-            // Named from inside: on Linux a name set before `start()` is lost, and the thread
-            // keeps its creator's.
+            // Named from inside, by the thread itself: on Linux a name set before `start()` is
+            // lost, and Foundation's `Thread.name` setter applies only once the creator has
+            // recorded the new thread's id, which it may not have yet (a render thread was once
+            // seen under its creator's name).
             let thread = Thread { [self] in
-                Thread.current.name = "\(name)-\(index)"
+                Self.nameCurrentThread("\(name)-\(index)")
                 if niceness > 0 { Self.lowerPriorityOfCurrentThread(by: niceness) }
                 condition.withLock { _ = self.threads.insert(pthread_self()) }
                 self.run()
@@ -83,6 +85,21 @@ public final class ImageWorkExecutor: TaskExecutor, @unchecked Sendable {
         stopped = true
         condition.broadcast()
         condition.unlock()
+    }
+
+    /// Names the calling thread (what `top -H`, `perf` and `/proc` show) through
+    /// `/proc/thread-self/comm`, Linux's per-thread name; Glibc's `pthread_setname_np` is not
+    /// visible to Swift. At most 15 bytes are kept.
+    private static func nameCurrentThread(_ name: String) {
+        #if os(Linux)
+        let file = open("/proc/thread-self/comm", O_WRONLY)
+        guard file >= 0 else { return }
+        defer { close(file) }
+        let bytes = Array(name.utf8.prefix(15))
+        _ = bytes.withUnsafeBytes { write(file, $0.baseAddress, $0.count) }
+        #else
+        Thread.current.name = name
+        #endif
     }
 
     /// On Linux a thread has its own nice value, set through its thread id (read from

@@ -161,9 +161,11 @@ extension ServerTests {
                 #expect(await eventually(timeout: .seconds(30)) { origin.requestCount(path: "/images/big.png") >= 1 })
                 try await Task.sleep(for: .milliseconds(500))
                 // Renders run five nice levels below the server's own threads, which win the cores.
+                // (Counted by nice value too: once in CI a render thread was listed under its
+                // creator's name, which the executor now sets itself.)
                 let threads = ThreadNiceness.of(process: serve.process.processIdentifier)
-                let renderThreads = threads.filter { $0.name.hasPrefix("wi-render") }
-                #expect(renderThreads.count == cores && renderThreads.allSatisfy { $0.nice == 5 }, "\(threads)")
+                #expect(threads.filter { $0.nice == 5 }.count == cores, "\(threads)")
+                #expect(threads.filter { $0.name.hasPrefix("wi-render") }.allSatisfy { $0.nice == 5 }, "\(threads)")
                 #expect(threads.filter { $0.name.hasPrefix("NIO-") }.allSatisfy { $0.nice == 0 }, "event loops: \(threads)")
                 let clock = ContinuousClock()
                 var latencies: [Duration] = []
