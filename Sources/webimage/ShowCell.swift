@@ -164,13 +164,14 @@ final class ShowCell: ImageTarget {
     static let pictureCacheBytes = 8 << 20
 
     private func keep(_ picture: (picture: TerminalPicture, width: Int), for frame: Int) {
-        guard cachesEveryFrame else { return pictures = [frame: picture] }
-        picturesBytes += picture.picture.lines.reduce(0) { $0 + $1.utf8.count }
-        if picturesBytes > Self.pictureCacheBytes {
-            cachesEveryFrame = false
-            pictures = [frame: picture]
-        } else {
+        if cachesEveryFrame {
+            picturesBytes += picture.picture.lines.reduce(0) { $0 + $1.utf8.count }
+            cachesEveryFrame = picturesBytes <= Self.pictureCacheBytes
+        }
+        if cachesEveryFrame {
             pictures[frame] = picture
+        } else {
+            pictures = [frame: picture]
         }
     }
 
