@@ -4,7 +4,7 @@ public import WebImage
 
 /// The operator's watermark image (`serve --watermark PATH`, imgproxy's `IMGPROXY_WATERMARK_PATH`):
 /// read and decoded once, at startup, within fixed limits, then blended over results that ask
-/// for it with `wm=` (``ImageParameters/WatermarkOptions``, ``WatermarkStep``).
+/// for it with `wm=` (``ImageParameters/WatermarkOptions``, `WatermarkStep`).
 ///
 /// Any format the decoders read; the first frame of an animation; orientation applied, colours
 /// converted to sRGB. The file's SHA-256 is part of every watermarked result's cache key, so a
