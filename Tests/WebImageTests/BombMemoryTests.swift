@@ -33,6 +33,7 @@ struct BombMemoryTests {
                 continuation.resume(throwing: error)
             }
         }
+        // `webimage` runs under GNU time, with a pid of its own: scripts/tsan finds its report file.
         ChildSanitizerReports.check(result.output, of: ["webimage"] + arguments)
         return result
     }

@@ -41,4 +41,28 @@ struct CommandRunnerTests {
         let clean = try await WebImageCommand.run(["-c", "printf 'a log line\\n' >&2"], program: URL(fileURLWithPath: "/bin/sh"))
         #expect(clean.status == 0 && clean.stderr == "a log line\n")
     }
+
+    /// `scripts/tsan` sends every sanitized process's reports to `log_path`'s files (`PREFIX.PID`),
+    /// so a child whose stderr went nowhere is still caught: the harness reads the file of the
+    /// pid that ended.
+    @Test func aReportFileOfTheChildsPidFailsTheTest() async throws {
+        let directory = temporaryDirectory()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let prefix = directory.appendingPathComponent("report").path
+        #expect(ChildSanitizerReports.prefix(inOptions: "halt_on_error=0 log_path=\(prefix) second_deadlock_stack=1") == prefix)
+        #expect(ChildSanitizerReports.prefix(inOptions: "halt_on_error=0:log_path=stderr") == nil)
+        #expect(ChildSanitizerReports.prefix(inOptions: "") == nil)
+        // A child that writes what the sanitizer would write for its own pid, and nothing on stderr.
+        // (Not a "WARNING: …" line: the recorded issue quotes it, and scripts/tsan counts those.)
+        let child = try SpawnedProgram(["/bin/sh", "-c", #"printf 'ThreadSanitizer: reported 1 warnings (pid=%s)\n' $$ > "$0.$$""#, prefix])
+        _ = await offPool { child.wait() }
+        let found = ChildSanitizerReports.report("", pid: child.pid, prefix: prefix)
+        #expect(found?.source == "in \(prefix).\(child.pid)")
+        #expect(found?.excerpt == "ThreadSanitizer: reported 1 warnings (pid=\(child.pid))\n")
+        // Its stderr is still read when no file names the pid.
+        #expect(ChildSanitizerReports.report("x\nThreadSanitizer: reported 2 warnings\n", pid: child.pid &+ 1, prefix: prefix)?.source == "on its stderr")
+        // Another pid's file is not this child's.
+        #expect(ChildSanitizerReports.report("", pid: child.pid &+ 1, prefix: prefix) == nil)
+    }
 }

@@ -246,7 +246,7 @@ final class ChildProcess: @unchecked Sendable {
                 continuation.resume(returning: (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self)))
             }
         }
-        ChildSanitizerReports.check(result.2, of: command)
+        ChildSanitizerReports.check(result.2, pid: process.processIdentifier, of: command)
         return result
     }
 
@@ -263,7 +263,7 @@ final class ChildProcess: @unchecked Sendable {
                 continuation.resume(returning: (process.terminationStatus, text))
             }
         }
-        ChildSanitizerReports.check(result.1, of: command)  // stderr is in `output` unless separated
+        ChildSanitizerReports.check(result.1, pid: pid, of: command)  // stderr is in `output` unless separated
         return result
     }
 

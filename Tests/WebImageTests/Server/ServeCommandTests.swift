@@ -61,7 +61,7 @@ extension ServerTests {
                     process.waitUntilExit()
                     return (process.terminationStatus, log)
                 }
-                ChildSanitizerReports.check(log, of: [process.executableURL?.lastPathComponent ?? ""] + (process.arguments ?? []))
+                ChildSanitizerReports.check(log, pid: process.processIdentifier, of: [process.executableURL?.lastPathComponent ?? ""] + (process.arguments ?? []))
                 return (status, log)
             }
         }

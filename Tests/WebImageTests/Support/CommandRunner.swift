@@ -50,7 +50,7 @@ enum WebImageCommand {
                 continuation.resume(throwing: error)
             }
         }
-        ChildSanitizerReports.check(result.stderr, of: [process.executableURL?.lastPathComponent ?? ""] + arguments)
+        ChildSanitizerReports.check(result.stderr, pid: process.processIdentifier, of: [process.executableURL?.lastPathComponent ?? ""] + arguments)
         return result
     }
 }
