@@ -72,8 +72,11 @@ struct FetchRun: Sendable {
             try? writer?.write(record)
             if let total, total > 0 { progress?.activity.currentProgress = Double(summary.lines) / Double(total) }
         }
-        await withTaskGroup(of: Outcome.self) { group in
+        // A `nil` outcome is a wake-up: parked loads whose host is due now (`--rate-per-host`,
+        // a back-off) start without waiting for another load to end.
+        await withTaskGroup(of: Outcome?.self) { group in
             var running = 0
+            var wakeAt: ContinuousClock.Instant?
             var samples = 0
             var parked = ParkedLoads(capacity: max(1000, concurrency * 16))
             /// Starts loads until `concurrency` run; lines that need no load are recorded at once.
@@ -116,11 +119,28 @@ struct FetchRun: Sendable {
                     await load(next.url, entry: next.entry, sample: next.sample, names: names, limiter: limiter, acquired: acquired, thumbnailSide: thumbnailSide)
                 }
             }
+            /// A wake-up when the first parked host is due, unless one comes by then (none if
+            /// every parked host only waits for a slot: a load's end wakes those).
+            func wakeWhenDue() async {
+                guard parked.count > 0, !Task.isCancelled, let due = await limiter?.earliestStart(of: parked.hosts) else { return }
+                if let wakeAt, wakeAt <= due { return }
+                wakeAt = due
+                group.addTask {
+                    try? await Task.sleep(until: due, clock: .continuous)
+                    return nil
+                }
+            }
             await fill()
+            await wakeWhenDue()
             for await outcome in group {
-                running -= 1
-                note(record(outcome, manifest: manifest), thumbnail: outcome.thumbnail)
+                if let outcome {
+                    running -= 1
+                    note(record(outcome, manifest: manifest), thumbnail: outcome.thumbnail)
+                } else if let due = wakeAt, due <= .now {
+                    wakeAt = nil
+                }
                 await fill()
+                await wakeWhenDue()
             }
         }
         try await dataset?.finish()

@@ -8,6 +8,12 @@ import Foundation
 /// - back-off: a `429` or `503` with `Retry-After` pauses every request to that host until then
 ///   (``backOff(_:for:)``), not only the retried URL.
 ///
+/// Waiting for a host's turn holds none of the run's slots: ``tryAcquire(_:)`` admits a load
+/// only when its host is due and no load admitted before has yet to send its request, so
+/// `fetch` parks the host's other loads (``ParkedLoads``) and starts other hosts' meanwhile,
+/// waking when the host is due (``earliestStart(of:)``). Cache hits send nothing and wait for
+/// nothing: a load that ends without a request (``release(_:)``) lets the next one in at once.
+///
 /// ```swift
 /// let limiter = HostLimiter(limit: 2, interval: .milliseconds(200))
 /// await limiter.acquire("example.org"); defer { Task { await limiter.release("example.org") } }
@@ -20,6 +26,10 @@ actor HostLimiter {
     private var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
     /// Per host: the earliest start of the next request (rate and back-off together).
     private var nextStart: [String: ContinuousClock.Instant] = [:]
+    /// Per host (with `--rate-per-host`): a load ``tryAcquire(_:)`` admitted has not sent its
+    /// request yet; until then (or this time, one interval after the admission, should it
+    /// never send one) the host's next loads stay parked instead of waiting in a slot.
+    private var admitted: [String: ContinuousClock.Instant] = [:]
 
     init(limit: Int?, interval: Duration? = nil) {
         self.limit = limit
@@ -35,16 +45,31 @@ actor HostLimiter {
         await withCheckedContinuation { waiting[host, default: []].append($0) }
     }
 
-    /// Takes a slot of `host` if one is free (always, without `--per-host`); never waits.
+    /// Admits a load of `host` if the host is due (not backed off, its rate interval since the
+    /// last request passed, no admitted load still to send) and has a free slot (always, without
+    /// `--per-host`), taking the slot. Never waits.
     func tryAcquire(_ host: String) -> Bool {
-        guard let limit else { return true }
-        guard running[host, default: 0] < limit else { return false }
-        running[host, default: 0] += 1
+        let now = ContinuousClock.now
+        if let next = nextStart[host], next > now { return false }
+        if let pending = admitted[host], pending > now { return false }
+        if let limit {
+            guard running[host, default: 0] < limit else { return false }
+            running[host, default: 0] += 1
+        }
+        if let interval { admitted[host] = now + interval }
         return true
     }
 
-    /// Hands the slot to the next waiter of `host`, if any.
+    /// When the first of `hosts` is due again, if none is due now.
+    func earliestStart(of hosts: some Sequence<String>) -> ContinuousClock.Instant? {
+        let now = ContinuousClock.now
+        return hosts.compactMap { host in [nextStart[host], admitted[host]].compactMap { $0 }.max() }.filter { $0 > now }.min()
+    }
+
+    /// A load of `host` ended: hands its slot to the next waiter of `host`, if any; and if it
+    /// sent no request (a cache hit, a refusal), the host's next load need not wait for it.
     func release(_ host: String) {
+        admitted[host] = nil
         guard limit != nil else { return }
         if var queue = waiting[host], !queue.isEmpty {
             let next = queue.removeFirst()
@@ -60,6 +85,7 @@ actor HostLimiter {
     /// after the previous one. The start is reserved before the wait, so waiters keep their order.
     func pace(_ host: String) async throws {
         let now = ContinuousClock.now
+        admitted[host] = nil  // the admitted load's request (or another's) goes now or next
         let start = max(now, nextStart[host] ?? now)
         if let interval {
             nextStart[host] = start + interval
@@ -78,7 +104,8 @@ actor HostLimiter {
 
     /// Keeps the table small over millions of hosts: starts already past mean nothing.
     private func forgetPast(_ now: ContinuousClock.Instant) {
-        guard nextStart.count > 10_000 else { return }
+        guard nextStart.count + admitted.count > 10_000 else { return }
         nextStart = nextStart.filter { $0.value > now }
+        admitted = admitted.filter { $0.value > now }
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
 
-/// Loads `fetch` holds back while their host has `--per-host` loads running, so that a slow host
-/// does not take the run's `--concurrency` slots with loads that only wait for it (head-of-line
-/// blocking): the list is read on, other hosts' loads start, and a parked load starts as soon as
-/// its host has room. At most `capacity` loads are parked; past that a load starts and waits in
+/// Loads `fetch` holds back while their host has `--per-host` loads running or is not due yet
+/// (`--rate-per-host`, a back-off), so that a slow or rate-limited host does not take the run's
+/// `--concurrency` slots with loads that only wait for it (head-of-line blocking): the list is
+/// read on, other hosts' loads start, and a parked load starts as soon as its host has room and
+/// is due. At most `capacity` loads are parked; past that a load starts and waits in
 /// the ``HostLimiter`` as before, so memory stays bounded whatever the list holds.
 ///
 /// ```swift
@@ -21,6 +22,8 @@ struct ParkedLoads {
     let capacity: Int
     private var byHost: [String: [Load]] = [:]
     private(set) var count = 0
+    /// The hosts with parked loads.
+    var hosts: Dictionary<String, [Load]>.Keys { byHost.keys }
 
     init(capacity: Int) { self.capacity = capacity }
 

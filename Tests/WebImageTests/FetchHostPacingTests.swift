@@ -50,6 +50,37 @@ struct FetchHostPacingTests {
         }
     }
 
+    /// A load waiting for its host's turn holds none of the run's slots: with two slots, four
+    /// loads of a host paced at 1/s and then one of another host, the other host's load ends
+    /// at once, not after the first host's three-second queue (it used to wait in a slot).
+    @Test(.timeLimit(.minutes(1)))
+    func aLoadWaitingForItsHostsTurnHoldsNoSlot() async throws {
+        try await withOrigin { slow in
+            let other = try await ImageOrigin.start(files: SampleFiles.standard, address: "127.0.0.2")
+            do {
+                let urls = (1...4).map { slow.imageURL("small.jpg", query: "copy=\($0)") } + [other.imageURL("logo.png")]
+                let jsonl = temporaryDirectory().appendingPathComponent("run.jsonl")
+                let result = try await Self.fetch(urls, ["--rate-per-host", "1/s", "--concurrency", "2", "--jsonl", jsonl.path])
+                #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+                // By the child's own clock (`at`: when each line ended).
+                struct Record: Decodable { var line: Int; var at: Double? }
+                let ends = Dictionary(uniqueKeysWithValues: try String(contentsOf: jsonl, encoding: .utf8).split(separator: "\n")
+                    .map { try JSONDecoder().decode(Record.self, from: Data($0.utf8)) }.map { ($0.line, $0.at ?? 0) })
+                #expect(ends.count == 5, "\(ends)")
+                // The paced host still goes at 1/s: its fourth load cannot end before 3 s.
+                #expect((ends[4] ?? 0) >= 2.9, "\(ends)")
+                // The other host's load went while the first host waited: before that host's
+                // second load (which cannot end before 1 s), instead of after its fourth.
+                #expect((ends[5] ?? .infinity) < (ends[2] ?? 0), "\(ends)")
+                #expect(other.requests.filter { $0.path == "/images/logo.png" }.count == 1)
+                await other.stop()
+            } catch {
+                await other.stop()
+                throw error
+            }
+        }
+    }
+
     @Test func retryAfterPausesTheWholeHost() async throws {
         try await withOrigin { origin in
             // One at a time: line 1 is refused with Retry-After, lines 2 and 3 are other URLs of the host.
