@@ -5,7 +5,7 @@ import WebImageOrigin
 
 /// Decoders look at `Task.isCancelled` inside one image, not only between frames: a render whose
 /// deadline passed stops its decode within milliseconds (issue 25, "Deadlines stop the work").
-/// PNG and JPEG stills, baseline and progressive.
+/// PNG and JPEG stills, baseline and progressive, WebP and JPEG XL.
 extension HeavyTests {
     @Suite("Cancellation stops a still image's decode")
     struct DecodeCancellationTests {
@@ -89,6 +89,26 @@ extension HeavyTests {
             let jpeg = try Self.bigJPEG(side: 5000, progressive: progressive)
             let (error, spent) = await Self.cancelSoonAfterStart { () throws(ImageDecodingError) in
                 _ = try JPEGCoder().decode(jpeg, options: ImageDecodingOptions(maxPixelCount: 100_000_000))
+            }
+            #expect(error == .cancelled, "the decode ran to its end")
+            #expect(spent < .milliseconds(100), "used \(spent) of CPU after the cancel")
+        }
+
+        // MARK: JPEG XL
+
+        @Test func aCancelledTaskDecodesNoJXL() async throws {
+            let jxl = try await LargeJXL.photo.value
+            let options = ImageDecodingOptions(maxPixelCount: 100_000_000)
+            #expect(await Self.errorInCancelledTask { () throws(ImageDecodingError) in _ = try JXLCoder().decode(jxl, options: options) } == .cancelled)
+            #expect(try JXLCoder().decode(jxl, options: options).pixelWidth == LargeJXL.side)
+        }
+
+        /// A 9 MP JPEG XL decode (0.9 MB, about 15 pieces of 64 KB) stops within 100 ms of a
+        /// cancel that comes 5 ms into it: libjxl finishes the piece it has, then gets no more.
+        @Test func aCancelStopsAJPEGXLDecodeWithinMilliseconds() async throws {
+            let jxl = try await LargeJXL.photo.value
+            let (error, spent) = await Self.cancelSoonAfterStart { () throws(ImageDecodingError) in
+                _ = try JXLCoder().decode(jxl, options: ImageDecodingOptions(maxPixelCount: 100_000_000))
             }
             #expect(error == .cancelled, "the decode ran to its end")
             #expect(spent < .milliseconds(100), "used \(spent) of CPU after the cancel")

@@ -20,6 +20,7 @@
     F(JxlDecoderStatus, JxlDecoderImageOutBufferSize,                                             \
       (const JxlDecoder *dec, const JxlPixelFormat *format, size_t *size), (dec, format, size))   \
     F(JxlDecoderStatus, JxlDecoderProcessInput, (JxlDecoder *dec), (dec))                         \
+    F(size_t, JxlDecoderReleaseInput, (JxlDecoder *dec), (dec))                                   \
     F(JxlDecoderStatus, JxlDecoderSetImageOutBuffer,                                              \
       (JxlDecoder *dec, const JxlPixelFormat *format, void *buffer, size_t size), (dec, format, buffer, size)) \
     F(JxlDecoderStatus, JxlDecoderSetInput, (JxlDecoder *dec, const uint8_t *data, size_t size), (dec, data, size)) \

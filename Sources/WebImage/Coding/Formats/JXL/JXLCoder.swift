@@ -9,6 +9,9 @@ public import Foundation
 /// full-canvas frames, with durations from the animation's ticks (clamped as browsers do, see
 /// ``ImageFrame/clampedDuration(milliseconds:)``) and the stored loop count (0 = forever).
 /// Orientation is reported in ``Image/orientation``, not applied; associated alpha is handled.
+/// The pixels are decoded from the file given to libjxl 64 KB at a time, with a look at
+/// `Task.isCancelled` between pieces (libjxl decodes each group as soon as its bytes are in), so
+/// a cancelled task stops within a piece's work; the image is the one a single call makes.
 /// libjxl reports every failure by status code; it never aborts or prints.
 ///
 /// ```swift
@@ -25,13 +28,20 @@ public struct JXLCoder: ImageDecoding {
     }
 
     public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
-        try Self.withInput(data) { bytes throws(ImageDecodingError) in
+        try decode(data, options: options, pieceSize: Session.pieceSize)
+    }
+
+    /// `decode(_:options:)` with libjxl given the file `pieceSize` bytes at a time (`Int.max`:
+    /// all at once, as one call decodes it), with a look at `Task.isCancelled` between pieces.
+    func decode(_ data: Data, options: ImageDecodingOptions, pieceSize: Int) throws(ImageDecodingError) -> Image {
+        if Task.isCancelled { throw .cancelled }
+        return try Self.withInput(data) { bytes throws(ImageDecodingError) in
             let scan = try Self.scan(bytes, limit: options)
             try options.checkPixelLimit(scan.header)
             let width = scan.header.pixelWidth, height = scan.header.pixelHeight
             let sizing = FrameSizing(width: width, height: height, options: options)
             let limit = options.framesToDecode(of: scan.header.frameCount)
-            let decoder = try Session(bytes, events: JXL_DEC_FRAME.rawValue | JXL_DEC_FULL_IMAGE.rawValue)
+            let decoder = try Session(bytes, events: JXL_DEC_FRAME.rawValue | JXL_DEC_FULL_IMAGE.rawValue, pieceSize: pieceSize)
             var format = JxlPixelFormat(num_channels: 4, data_type: JXL_TYPE_UINT8, endianness: JXL_NATIVE_ENDIAN, align: 0)
             var pixels: [UInt8] = []
             var frames: [ImageFrame] = []
@@ -150,35 +160,5 @@ public struct JXLCoder: ImageDecoding {
             do throws(ImageDecodingError) { return .success(try body(bytes)) } catch { return .failure(error) }
         }
         return try result.get()
-    }
-
-    /// One libjxl decoder over the whole input (closed: there is no more data to come).
-    final class Session {
-        let handle: OpaquePointer
-
-        init(_ bytes: UnsafeRawBufferPointer, events: UInt32) throws(ImageDecodingError) {
-            try CodecLibrary.jxl.checkDecoding(.jpegXL)
-            guard let handle = JxlDecoderCreate(nil) else { throw .corrupt(format: .jpegXL, reason: "cannot create decoder") }
-            self.handle = handle
-            guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                  JxlDecoderSubscribeEvents(handle, Int32(JXL_DEC_BASIC_INFO.rawValue | events)) == JXL_DEC_SUCCESS,
-                  JxlDecoderSetKeepOrientation(handle, 1) == JXL_DEC_SUCCESS,
-                  JxlDecoderSetUnpremultiplyAlpha(handle, 1) == JXL_DEC_SUCCESS,
-                  JxlDecoderSetInput(handle, base, bytes.count) == JXL_DEC_SUCCESS
-            else { throw .corrupt(format: .jpegXL, reason: "cannot set up the decoder") }
-            JxlDecoderCloseInput(handle)
-        }
-
-        deinit { JxlDecoderDestroy(handle) }
-
-        /// The next event; errors and a premature end throw.
-        func next() throws(ImageDecodingError) -> JxlDecoderStatus {
-            let status = JxlDecoderProcessInput(handle)
-            switch status {
-            case JXL_DEC_ERROR: throw .corrupt(format: .jpegXL, reason: "invalid JPEG XL data")
-            case JXL_DEC_NEED_MORE_INPUT: throw .corrupt(format: .jpegXL, reason: "data ends early")
-            default: return status
-            }
-        }
     }
 }
