@@ -62,6 +62,10 @@ public final class GuardedDataLoader: DataLoading {
         } catch {
             throw ImageDownloadError.invalidURL(url.absoluteString)
         }
+        guard source.scheme == "http" || source.scheme == "https" else {
+            // A redirect to `local://` or `s3://` never reaches the file system or the bucket.
+            throw ImageDownloadError.transport(underlying: SourceRefusal(reason: "\(what) is not an http or https URL"))
+        }
         guard allowList.allows(source) else {
             throw ImageDownloadError.transport(underlying: SourceRefusal(reason: "\(what) is not on the allowed list"))
         }

@@ -116,17 +116,20 @@ public struct ImageParameters: Sendable {
         return seen
     }
 
-    /// The `url` parameter, required, normalised (``SourceURL``): an absolute http or https URL
+    /// The `url` parameter, required, normalised (``SourceURL``): an absolute http, https, local or s3 URL
     /// of at most 4 KiB, without a user name or password. `/info` parses its `url` with it too.
     static func source(_ text: String?) throws(ImageServerError) -> SourceURL {
         guard let text, !text.isEmpty else { throw .badParameter("'url' is required") }
         guard text.utf8.count <= 4096, let url = URL(string: text) else {
-            throw ImageServerError(status: 400, code: "invalid_url", message: "'url' must be an absolute http or https URL")
+            throw ImageServerError(status: 400, code: "invalid_url", message: "'url' must be an absolute http, https, local or s3 URL")
         }
         do throws(SourceURL.Problem) {
             return try SourceURL(url)
+        } catch .dotSegment {
+            // Only local and s3 paths keep their dot segments to refuse them: a way out of the root.
+            throw ImageServerError(status: 403, code: "source_not_allowed", message: "'url': the path has a '.' or '..' segment")
         } catch .notHTTP {
-            throw ImageServerError(status: 400, code: "invalid_url", message: "'url' must be an absolute http or https URL")
+            throw ImageServerError(status: 400, code: "invalid_url", message: "'url' must be an absolute http, https, local or s3 URL")
         } catch {
             throw ImageServerError(status: 400, code: "invalid_url", message: "'url': \(error.description)")
         }

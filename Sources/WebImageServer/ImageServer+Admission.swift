@@ -17,6 +17,12 @@ extension ImageServer {
 
     /// The parsed source against the allow-list (each redirect hop is checked again by the loader).
     func checkAllowed(_ source: SourceURL) throws(ImageServerError) {
+        if source.scheme == SourceURL.localScheme, configuration.localRoot == nil {
+            throw ImageServerError(status: 403, code: "source_not_allowed", message: "this server reads no local:// sources (no --local-root)")
+        }
+        if source.scheme == SourceURL.s3Scheme, configuration.s3 == nil {
+            throw ImageServerError(status: 403, code: "source_not_allowed", message: "this server fetches no s3:// sources (no --use-s3)")
+        }
         guard allowList.allows(source) else {
             throw ImageServerError(status: 403, code: "source_not_allowed", message: "this source is not on the allowed list")
         }

@@ -75,9 +75,15 @@ public final class ImageServer: Sendable {
         download.maxBodySize = configuration.maxSourceBytes
         download.retryPolicy = .none
         download.maxConcurrentDownloads = max(6, configuration.maxConcurrentRenders)
-        let loader = GuardedDataLoader(
+        let connector = try configuration.connector ?? Self.defaultConnector(configuration)
+        let web = GuardedDataLoader(
             resolver: configuration.resolver, allowPrivateNetworks: configuration.allowPrivateNetworks,
-            connector: try configuration.connector ?? Self.defaultConnector(configuration), allowList: allowList)
+            connector: connector, allowList: allowList)
+        let loader = SourceLoader(
+            web: web, local: try configuration.localRoot.map { path throws(LocalSourceError) in try LocalSourceLoader(root: path) },
+            s3: try configuration.s3.map {
+                try S3SourceLoader($0, resolver: configuration.resolver, allowPrivateNetworks: configuration.allowPrivateNetworks, connector: connector)
+            })
         var decoding = ImageDecodingOptions.default
         decoding.maxPixelCount = configuration.maxSourcePixels
         var pipeline = ImagePipeline.Configuration(

@@ -31,6 +31,14 @@ public struct ImageServerConfiguration: Sendable {
     /// internal origins), used by the default connector. Certificates are always verified.
     public var sourceTrustedCertificates: [Data] = []
 
+    /// The directory `local:///PATH` sources are read under (imgproxy's
+    /// `IMGPROXY_LOCAL_FILESYSTEM_ROOT`); `nil` (the default): `local://` is refused (403).
+    /// See ``LocalSourceLoader``.
+    public var localRoot: String? = nil
+    /// Where and as whom `s3://BUCKET/KEY` sources are fetched (imgproxy's `IMGPROXY_USE_S3`);
+    /// `nil` (the default): `s3://` is refused (403). See ``S3SourceLoader``.
+    public var s3: S3Configuration? = nil
+
     /// Largest source body, in bytes (50 MB).
     public var maxSourceBytes = 50 * 1024 * 1024
     /// Largest source, in pixels summed over all frames (50 MP).

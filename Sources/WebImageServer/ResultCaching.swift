@@ -8,7 +8,8 @@ import WebImage
 /// and revalidate by ETag). Sources answered from the source cache were storable by a shared
 /// cache when they arrived, so their renders stay `public`. imgproxy keeps such renders public
 /// unless `IMGPROXY_CACHE_CONTROL_PASSTHROUGH` is set; a proxy that caches for everyone
-/// should not need a setting to respect an origin that asked it not to.
+/// should not need a setting to respect an origin that asked it not to. `local://` sources are
+/// always `.shared`.
 ///
 /// ```swift
 /// let caching = ResultCaching(original)      // .shared for a plain public image
@@ -23,7 +24,12 @@ enum ResultCaching: Equatable, Sendable {
     case noStore
 
     init(_ original: ImageDataResponse) {
-        guard original.source == .network, let response = original.httpResponse else { self = .shared; return }
+        // A local file's `no-store` only keeps it out of the source caches (`LocalSourceLoader`):
+        // it is the operator's own file, its renders are shared.
+        guard original.source == .network, let response = original.httpResponse, response.url.scheme != SourceURL.localScheme else {
+            self = .shared
+            return
+        }
         if !HTTPCachePolicy(isShared: false).mayStore(response, requestHasIdentity: false) {
             self = .noStore
         } else if !HTTPCachePolicy(isShared: true).mayStore(response, requestHasIdentity: false) {

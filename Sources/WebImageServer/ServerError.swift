@@ -62,6 +62,12 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
             self.init(status: 400, code: "invalid_url", message: "the source URL cannot be fetched")
         case .transport(let underlying as AddressRefusal):
             self.init(status: 403, code: "address_refused", message: underlying.description)
+        case .transport(let underlying as LocalSourceError):
+            let answer = underlying.answer
+            self.init(status: answer.status, code: answer.code, message: answer.message)
+        case .transport(let underlying as S3SourceError):
+            let answer = underlying.answer
+            self.init(status: answer.status, code: answer.code, message: answer.message)
         case .transport(let underlying as SourceRefusal):
             self.init(status: 403, code: "source_not_allowed", message: underlying.description)
         case .invalidHeader(let name, _):

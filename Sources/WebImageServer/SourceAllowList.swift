@@ -3,7 +3,8 @@ public import Foundation
 /// `--allow-source`: which sources may be fetched, compared part by part with the parsed
 /// source (``SourceURL``), never as a string prefix.
 ///
-/// An entry is `scheme://host[:port][/path]`. A source is allowed when one entry has the same
+/// An entry is `scheme://host[:port][/path]`, `local:///path` or `s3://bucket[/prefix]`; with a
+/// list, a source of a scheme no entry names is refused. A source is allowed when one entry has the same
 /// scheme, the same host (an entry host `*.example.com` allows any subdomain of
 /// `example.com`, not `example.com` itself), the same port (no port: the scheme's default) and a
 /// path that is the entry's path or continues it after a `/` (`/images` allows `/images` and
@@ -26,7 +27,9 @@ public struct SourceAllowList: Sendable, Hashable {
         public let includesSubdomains: Bool
         public let port: Int
         public let pathPrefix: String
-        public var description: String { "\(scheme)://\(includesSubdomains ? "*." : "")\(host):\(port)\(pathPrefix)" }
+        public var description: String {
+            port == 0 ? "\(scheme)://\(host)\(pathPrefix)" : "\(scheme)://\(includesSubdomains ? "*." : "")\(host):\(port)\(pathPrefix)"
+        }
 
         /// Parses one `--allow-source` value.
         public init(_ text: String) throws(InvalidEntry) {
@@ -40,8 +43,10 @@ public struct SourceAllowList: Sendable, Hashable {
             guard source.query == nil, url.fragment == nil else { throw InvalidEntry(entry: text) }
             scheme = source.scheme
             includesSubdomains = wildcard != nil
+            // `local` and `s3` entries name no host pattern: `local:///dir/`, `s3://bucket/prefix/`.
+            guard !includesSubdomains || source.port != 0 else { throw InvalidEntry(entry: text) }
             host = includesSubdomains ? String(source.host.dropFirst("wildcard.".count)) : source.host
-            guard !host.isEmpty else { throw InvalidEntry(entry: text) }
+            guard !host.isEmpty || source.scheme == SourceURL.localScheme else { throw InvalidEntry(entry: text) }
             port = source.port
             pathPrefix = source.path
         }
@@ -61,11 +66,11 @@ public struct SourceAllowList: Sendable, Hashable {
         }
     }
 
-    /// An `--allow-source` value that is not `http(s)://host[:port][/path]`.
+    /// An `--allow-source` value that is not `http(s)://host[:port][/path]`, `local:///path` or `s3://bucket[/prefix]`.
     public struct InvalidEntry: Error, Sendable, Hashable, CustomStringConvertible {
         public var entry: String
         public var description: String {
-            "'\(entry)' is not an allowed source: give scheme://host[:port][/path] (http or https, no user name, query or fragment; a leading *. in the host allows its subdomains)"
+            "'\(entry)' is not an allowed source: give scheme://host[:port][/path] (http or https, no user name, query or fragment; a leading *. in the host allows its subdomains), local:///path or s3://bucket[/prefix]"
         }
     }
 

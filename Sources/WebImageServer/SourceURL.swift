@@ -17,10 +17,12 @@ public import Foundation
 /// source.port   // 80
 /// ```
 public struct SourceURL: Sendable, Hashable, CustomStringConvertible {
-    /// `http` or `https`.
+    /// `http`, `https`, `local` or `s3` (`SourceURL+Objects.swift`).
     public let scheme: String
-    /// Lowercase, without a trailing dot; an IPv6 address without brackets.
+    /// Lowercase, without a trailing dot; an IPv6 address without brackets. An `s3` URL's
+    /// bucket; empty for `local`.
     public let host: String
+    /// 0 for `local` and `s3`.
     public let port: Int
     /// Starts with `/`.
     public let path: String
@@ -32,12 +34,15 @@ public struct SourceURL: Sendable, Hashable, CustomStringConvertible {
 
     /// Why a URL cannot be a source.
     public enum Problem: Error, Sendable, Hashable, CustomStringConvertible {
-        case notHTTP, userInfo, badHost, badPort, badEncoding
+        case notHTTP, userInfo, badHost, badPort, badEncoding, dotSegment, badPath, query
         public var description: String {
             switch self {
-            case .notHTTP: "the URL is not an absolute http or https URL"
+            case .notHTTP: "the URL is not an absolute http, https, local or s3 URL"
+            case .dotSegment: "the path has a '.' or '..' segment"
+            case .badPath: "the path is not absolute or holds a NUL byte"
+            case .query: "local and s3 URLs take no query"
             case .userInfo: "the URL contains a user name or password"
-            case .badHost: "the URL's host is not a valid host name or address"
+            case .badHost: "the URL's host is not a valid host name or address (local URLs have none: local:///path; s3 URLs name a bucket)"
             case .badPort: "the URL's port is not from 1 to 65535"
             case .badEncoding: "the URL is not validly percent-encoded"
             }
@@ -45,9 +50,14 @@ public struct SourceURL: Sendable, Hashable, CustomStringConvertible {
     }
 
     public init(_ given: URL) throws(Problem) {
-        guard let components = URLComponents(url: given, resolvingAgainstBaseURL: true),
-              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https"
-        else { throw .notHTTP }
+        guard let components = URLComponents(url: given, resolvingAgainstBaseURL: true), let scheme = components.scheme?.lowercased() else {
+            throw .notHTTP
+        }
+        if scheme == Self.localScheme || scheme == Self.s3Scheme {
+            self = try Self.object(scheme: scheme, components, given: given)
+            return
+        }
+        guard scheme == "http" || scheme == "https" else { throw .notHTTP }
         // `@` anywhere in the authority, even with an empty user (`http://@host/`).
         let afterScheme = given.absoluteString.drop { $0 != ":" }.dropFirst().drop { $0 == "/" }
         if components.percentEncodedUser != nil || components.percentEncodedPassword != nil
@@ -100,20 +110,12 @@ public struct SourceURL: Sendable, Hashable, CustomStringConvertible {
         func isUnreserved(_ b: UInt8) -> Bool {
             (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x2D || b == 0x2E || b == 0x5F || b == 0x7E
         }
-        func hexValue(_ b: UInt8) -> UInt8? {
-            switch b {
-            case 0x30...0x39: b - 0x30
-            case 0x41...0x46: b - 0x41 + 10
-            case 0x61...0x66: b - 0x61 + 10
-            default: nil
-            }
-        }
         func encode(_ b: UInt8) { out += [0x25, hex[Int(b >> 4)], hex[Int(b & 0xF)]] }
         var index = 0
         while index < bytes.count {
             let byte = bytes[index]
             if byte == 0x25 {
-                guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else { return nil }
+                guard index + 2 < bytes.count, let high = Self.hexValue(bytes[index + 1]), let low = Self.hexValue(bytes[index + 2]) else { return nil }
                 let decoded = high << 4 | low
                 if isUnreserved(decoded) { out.append(decoded) } else { encode(decoded) }
                 index += 3

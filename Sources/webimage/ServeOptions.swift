@@ -57,6 +57,13 @@ struct ServeOptions: ParsableArguments {
     @Flag(name: [.customLong("only-presets"), .customLong("presets-only")], help: "Refuse any /img parameter but url, preset and s (WEBIMAGE_ONLY_PRESETS=1).")
     var onlyPresets = false
     @Option(help: "An image blended over results that ask for it with wm= (WEBIMAGE_WATERMARK; at most 4 MB and 4096 x 4096).") var watermark: String?
+    @Option(help: "Serve local:///PATH sources: regular files under DIR, no symbolic links followed (WEBIMAGE_LOCAL_ROOT; default: local:// refused).")
+    var localRoot: String?
+    @Flag(help: "Serve s3://BUCKET/KEY sources, signed with AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN (WEBIMAGE_USE_S3=1).")
+    var useS3 = false
+    @Option(help: "S3 signing region (WEBIMAGE_S3_REGION, else AWS_REGION, else AWS_DEFAULT_REGION; default us-east-1).") var s3Region: String?
+    @Option(help: "http(s)://host[:port] of an S3-compatible service (MinIO, R2), addressed path-style; exempt from the private-network rule (WEBIMAGE_S3_ENDPOINT; default: AWS).")
+    var s3Endpoint: String?
 
     /// The flag, else the environment variable, else `nil`.
     static func value<T: LosslessStringConvertible>(_ flag: T?, _ variable: String, _ environment: [String: String]) throws -> T? {
@@ -147,6 +154,7 @@ struct ServeOptions: ParsableArguments {
             c.defaultQuality = v
         }
         try presetsAndWatermark(env, into: &c)
+        try sources(env, into: &c)
         let port = try Self.value(port, "WEBIMAGE_PORT", env) ?? 8080
         guard (0...65535).contains(port) else { throw CLIError("the port must be from 0 to 65535") }
         return (

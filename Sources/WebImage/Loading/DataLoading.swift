@@ -77,6 +77,19 @@ public protocol DataLoading: Sendable {
     /// Sends `request` and returns once the response head has arrived. Cancelling the
     /// consuming task, or dropping the body unread, closes the connection.
     func loadData(for request: DataRequest) async throws -> DataTransfer
+
+    /// Whether this loader fetches `url` at all; the downloader refuses any other URL with
+    /// ``ImageDownloadError/invalidURL(_:)`` before queueing it. The default: `http` and
+    /// `https` URLs with a host. A loader of other schemes (a file system, an object store)
+    /// says so here; the caches key its URLs as they key any other.
+    func canLoad(_ url: URL) -> Bool
+}
+
+extension DataLoading {
+    public func canLoad(_ url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased() else { return false }
+        return (scheme == "http" || scheme == "https") && url.host != nil
+    }
 }
 
 /// A response head and its body, which arrives in chunks.

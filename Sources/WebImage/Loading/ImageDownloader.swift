@@ -215,7 +215,7 @@ public final class ImageDownloader: Sendable {
     fileprivate func perform(
         _ request: ImageDownloadRequest, id: UInt64, key: String? = nil, progress: (@Sendable (DownloadProgress) -> Void)?
     ) async throws(ImageDownloadError) -> DownloadResult {
-        guard let scheme = request.url.scheme?.lowercased(), ["http", "https"].contains(scheme), request.url.host != nil else {
+        guard loader.canLoad(request.url) else {
             throw .invalidURL(request.url.absoluteString)
         }
         let key = key ?? sharingKey(request, id: id)

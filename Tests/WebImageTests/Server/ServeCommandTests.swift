@@ -33,23 +33,27 @@ extension ServerTests {
                 process.standardError = stderr
                 try process.run()
                 errors.start()
-                let handle = stdout.fileHandleForReading
-                // Blocking reads run on threads of their own: blocking one of the two cooperative
-                // threads would starve every other test.
-                let line = await offPool {
+                let line = String(decoding: await Self.firstLine(of: stdout.fileHandleForReading), as: UTF8.self)
+                guard let portText = line.split(separator: ":").last?.trimmingCharacters(in: .whitespacesAndNewlines), let port = Int(portText) else {
+                    process.terminate()
+                    throw CLIFailure(description: "no banner: \(line)")
+                }
+                self.port = port
+            }
+
+            /// What `handle` gives up to its first newline (or its end). Blocking reads run on
+            /// threads of their own: blocking one of the two cooperative threads would starve
+            /// every other test.
+            static func firstLine(of handle: FileHandle) async -> Data {
+                await offPool {
                     var bytes = Data()
                     while !bytes.contains(0x0A) {
                         let chunk = handle.availableData
                         if chunk.isEmpty { break }
                         bytes.append(chunk)
                     }
-                    return String(decoding: bytes, as: UTF8.self)
+                    return bytes
                 }
-                guard let portText = line.split(separator: ":").last?.trimmingCharacters(in: .whitespacesAndNewlines), let port = Int(portText) else {
-                    process.terminate()
-                    throw CLIFailure(description: "no banner: \(line)")
-                }
-                self.port = port
             }
 
             /// The exit status and everything the server wrote on stderr; records an issue when
