@@ -115,14 +115,15 @@ enum HTTPDateFormat {
 /// Deterministic cache entries for the disk cache's crash and multi-process tests (and the
 /// hidden `webimage cache fill`): the bytes of a key are a function of the key and a version.
 public enum CacheSamples {
-    /// 1–64 KB: `version` as 8 little-endian bytes, then pseudo-random bytes derived from `key`
-    /// and `version` (so a reader can tell which version it holds, and check every byte).
-    public static func bytes(for key: String, version: Int = 0) -> Data {
+    /// 1–64 KB (or `size` bytes, at least 8): `version` as 8 little-endian bytes, then
+    /// pseudo-random bytes derived from `key` and `version` (so a reader can tell which version it
+    /// holds, and check every byte).
+    public static func bytes(for key: String, version: Int = 0, size: Int? = nil) -> Data {
         var state: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in key.utf8 { state = (state ^ UInt64(byte)) &* 0x100_0000_01b3 }
         state ^= UInt64(truncatingIfNeeded: version) &* 0x9E37_79B9_7F4A_7C15
         if state == 0 { state = 1 }
-        let count = 1024 + Int(state % (63 * 1024))
+        let count = size.map { max($0, 8) } ?? 1024 + Int(state % (63 * 1024))
         var bytes = [UInt8](repeating: 0, count: count)
         withUnsafeBytes(of: UInt64(truncatingIfNeeded: version).littleEndian) { bytes.replaceSubrange(0..<8, with: $0) }
         bytes.withUnsafeMutableBufferPointer { buffer in

@@ -108,6 +108,7 @@ struct CacheCommand: AsyncParsableCommand {
         @Option(name: .long, help: "Version mixed into the bytes, so a rewrite of a key changes them.") var version = 0
         @Option(name: .long) var cacheSizeMb: Double?
         @Flag(name: .long) var noFsync = false
+        @Option(name: .long, help: "Entries of this many KiB each (default: 1–64 KiB).") var entryKib: Int?
 
         func run() async throws {
             var configuration = DiskCache.Configuration(synchronousWrites: !noFsync)
@@ -115,7 +116,7 @@ struct CacheCommand: AsyncParsableCommand {
             let cache = try options.open(configuration)
             for i in 0..<count {
                 let key = "\(prefix)\(i)"
-                let data = CacheSamples.bytes(for: key, version: version)
+                let data = CacheSamples.bytes(for: key, version: version, size: entryKib.map { min(max($0, 1), 1 << 20) * 1024 })
                 do { try cache.store(data, metadata: CacheMetadata(url: key, byteCount: data.count), for: key) } catch {
                     throw CLIError(error.description)
                 }

@@ -21,26 +21,39 @@ struct IndexLimits: Sendable {
     var ageColumn: String
     /// Entries whose age column is older than this (seconds since 1970) are dropped.
     var cutoff: Double
-    /// Bytes of writes in progress (temporary files not yet indexed), counted as used.
-    var reserve = 0
     /// Bytes of the index's own files that are not counted as used (``DiskFootprint/indexAllowance``).
     var indexAllowance = Int.max
+    /// Whether every cache's reservation for its writes in progress counts as used (not for
+    /// ``DiskCache/trim(toSize:)``, which is about the entries' bytes).
+    var countsReservations = true
 }
 
-/// What a write transaction removed, and the bytes in use after it.
+/// What a write transaction removed.
 struct IndexChange: Sendable {
     /// Files no row points to any more (replaced, expired and evicted entries).
     var unreferenced: [String] = []
     var expired = 0
     var evicted = 0
-    /// Entry bytes plus the index's files, after the transaction (writes in progress not included).
-    var used = 0
+    /// Owners of reservations dead for longer than the grace period (``CacheIndex/markDead(_:_:)``).
+    var reclaimable: [String] = []
+    /// A reservation that did not fit (``CacheIndex/reserve(policy:limits:usage:wanted:granted:)``).
+    var refused = false
+}
+
+/// What a store's transaction does to the storing cache's reservation: `target` (called under
+/// the write lock) is the size it is to have once the entry counts as an entry, or nil to leave
+/// it; `resized` learns whether the row was still there.
+struct ReservationUpdate {
+    var owner: String
+    var target: () -> Int?
+    var resized: (Int, Bool) -> Void
 }
 
 extension CacheIndex {
-    /// Replaces `row` and applies the limits, in one transaction. Returns the files no row points
-    /// to any more (the replaced version and the evicted entries) and the number evicted.
-    func store(_ row: IndexRow, limits: IndexLimits, usage: PendingUsage) throws(DiskCacheError) -> IndexChange {
+    /// Replaces `row`, shrinks the storing cache's reservation (its entry is no longer a write in
+    /// progress) and applies the limits, in one transaction. Returns the files no row points to
+    /// any more (the replaced version and the evicted entries) and the number evicted.
+    func store(_ row: IndexRow, limits: IndexLimits, usage: PendingUsage, reservation: ReservationUpdate) throws(DiskCacheError) -> IndexChange {
         try write { db in
             try Self.apply(usage, db)
             var unreferenced: [String] = []
@@ -59,6 +72,9 @@ extension CacheIndex {
                 arguments: [row.key, row.file, row.size, row.checksum, m.url, m.contentType, m.etag, m.lastModified,
                             m.expiresAt?.timeIntervalSince1970, m.revalidationFlags, m.storedAt.timeIntervalSince1970,
                             m.lastAccess.timeIntervalSince1970, m.vary])
+            if let target = reservation.target() {
+                reservation.resized(target, try Self.resize(reservation.owner, to: target, db))
+            }
             let expired = try Self.deleteExpired(limits, limit: 32, db)
             var change = try evict(keeping: row.key, limits: limits, db)
             change.unreferenced += unreferenced + expired
@@ -67,28 +83,18 @@ extension CacheIndex {
         }
     }
 
-    /// Evicts before a write, so that the bytes in use plus `limits.reserve` (the writes about
-    /// to happen) fit: the temporary file then never takes the folder past its limit.
-    func makeRoom(limits: IndexLimits, usage: PendingUsage) throws(DiskCacheError) -> IndexChange {
-        try write { db in
-            try Self.apply(usage, db)
-            let expired = try Self.deleteExpired(limits, limit: 32, db)
-            var change = try evict(keeping: nil, limits: limits, db)
-            change.unreferenced += expired
-            change.expired = expired.count
-            return change
-        }
-    }
-
     /// Drops expired entries, then least recently used ones down to `limits.sizeTarget` (when
-    /// the total passes `limits.sizeLimit`). Returns the files to delete and the eviction count.
-    func trim(limits: IndexLimits, usage: PendingUsage) throws(DiskCacheError) -> IndexChange {
+    /// the total passes `limits.sizeLimit`), and marks reservations of ended processes dead.
+    /// Returns the files to delete and the eviction count.
+    func trim(limits: IndexLimits, usage: PendingUsage, policy: ReservationPolicy) throws(DiskCacheError) -> IndexChange {
         try write { db in
             try Self.apply(usage, db)
+            let reclaimable = try Self.markDead(policy, db)
             let expired = try Self.deleteExpired(limits, limit: .max, db)
             var change = try evict(keeping: nil, limits: limits, db)
             change.unreferenced += expired
             change.expired = expired.count
+            change.reclaimable = reclaimable
             return change
         }
     }
@@ -157,7 +163,7 @@ extension CacheIndex {
 
     // MARK: - Inside a transaction
 
-    private static func apply(_ usage: PendingUsage, _ db: Database) throws {
+    static func apply(_ usage: PendingUsage, _ db: Database) throws {
         guard !usage.isEmpty else { return }
         let touch = try db.cachedStatement(sql: "UPDATE entry SET lastAccess = max(lastAccess, ?) WHERE key = ?")
         for (key, time) in usage.touches { try touch.execute(arguments: [time, key]) }
@@ -167,7 +173,7 @@ extension CacheIndex {
         }
     }
 
-    private static func deleteExpired(_ limits: IndexLimits, limit: Int, _ db: Database) throws -> [String] {
+    static func deleteExpired(_ limits: IndexLimits, limit: Int, _ db: Database) throws -> [String] {
         let rows = try Row.fetchAll(
             db.cachedStatement(sql: "SELECT key, file FROM entry WHERE \(limits.ageColumn) < ? LIMIT ?"), arguments: [limits.cutoff, limit])
         for row in rows { try db.cachedStatement(sql: "DELETE FROM entry WHERE key = ?").execute(arguments: [row["key"] as String]) }
@@ -175,19 +181,27 @@ extension CacheIndex {
     }
 
     /// Least recently used entries go until the entries' bytes, the index's files beyond their
-    /// allowance and `limits.reserve` fit in `limits.sizeTarget` (when they pass
-    /// `limits.sizeLimit`). The index's files do not shrink when rows go (freed pages are reused),
-    /// so they count as they are.
-    private func evict(keeping key: String?, limits: IndexLimits, _ db: Database) throws -> IndexChange {
+    /// allowance and every cache's reservation for its writes in progress fit in
+    /// `limits.sizeTarget` (when they pass `limits.sizeLimit`). The index's files do not shrink
+    /// when rows go (freed pages are reused), so they count as they are.
+    func evict(keeping key: String?, limits: IndexLimits, _ db: Database) throws -> IndexChange {
         let entries = try Int.fetchOne(db.cachedStatement(sql: "SELECT bytes FROM totals WHERE id = 0")) ?? 0
-        let index = limits.indexAllowance == .max ? 0 : max(0, try indexBytes(db) - limits.indexAllowance)
-        let (bytes, files) = try Self.evict(from: entries + index + limits.reserve, keeping: key, limits: limits, db)
-        return IndexChange(unreferenced: files, evicted: files.count, used: bytes - limits.reserve)
+        var reserved = 0
+        if limits.countsReservations {
+            reserved = try Int.fetchOne(db.cachedStatement(sql: "SELECT \(Self.reservedSum) FROM reservation")) ?? 0
+        }
+        let files = try Self.evict(from: entries + indexExcess(limits, db) + reserved, keeping: key, limits: limits, db)
+        return IndexChange(unreferenced: files, evicted: files.count)
     }
 
-    private static func evict(from used: Int, keeping key: String?, limits: IndexLimits, _ db: Database) throws -> (Int, [String]) {
+    /// Bytes of the index's files beyond their allowance, counted as used.
+    func indexExcess(_ limits: IndexLimits, _ db: Database) throws -> Int {
+        limits.indexAllowance == .max ? 0 : max(0, try indexBytes(db) - limits.indexAllowance)
+    }
+
+    private static func evict(from used: Int, keeping key: String?, limits: IndexLimits, _ db: Database) throws -> [String] {
         var bytes = used
-        guard bytes > limits.sizeLimit else { return (bytes, []) }
+        guard bytes > limits.sizeLimit else { return [] }
         var files: [String] = []
         while bytes > limits.sizeTarget {
             let rows = try Row.fetchAll(
@@ -203,6 +217,6 @@ extension CacheIndex {
         if !files.isEmpty {
             try db.execute(sql: "UPDATE counter SET value = value + ? WHERE name = 'evictions'", arguments: [files.count])
         }
-        return (bytes, files)
+        return files
     }
 }

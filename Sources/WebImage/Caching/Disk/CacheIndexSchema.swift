@@ -4,8 +4,12 @@ internal import GRDB
 /// rows, so it can never disagree with them; `counter` holds hit/miss/damage/eviction counts and
 /// the time of the last orphan sweep, summed over every process.
 /// Version 2 added `entry.vary` (``CacheMetadata/vary``); a version 1 index gains the column.
+/// Version 3 added `reservation`: one row per open cache that writes, the bytes it holds for its
+/// writes in progress (``CacheIndex/reserve(policy:limits:usage:wanted:granted:)``). An older index gains the
+/// table; an older version of this code ignores it (its own writes in progress then count only
+/// for itself, as before).
 enum CacheIndexSchema {
-    static let version = 2
+    static let version = 3
 
     /// Creates the tables, or brings an older index up to ``version`` (inside the caller's
     /// transaction, so two processes opening one index at once migrate it once).
@@ -38,6 +42,9 @@ enum CacheIndexSchema {
                 UPDATE totals SET bytes = bytes - OLD.size + NEW.size WHERE id = 0; END;
             CREATE TABLE IF NOT EXISTS counter (name TEXT PRIMARY KEY NOT NULL, value REAL NOT NULL);
             INSERT OR IGNORE INTO counter VALUES ('hits', 0), ('misses', 0), ('damaged', 0), ('evictions', 0), ('lastSweep', 0);
+            CREATE TABLE IF NOT EXISTS reservation (
+                owner TEXT PRIMARY KEY NOT NULL, process TEXT NOT NULL, bytes INTEGER NOT NULL,
+                renewed REAL NOT NULL, deadSince REAL);
             PRAGMA user_version = \(version);
             """)
     }

@@ -30,7 +30,8 @@ extension DiskCache {
     /// Like ``trim()``, down to `size` bytes.
     @discardableResult
     public func trim(toSize size: Int) throws(DiskCacheError) -> TrimReport {
-        let result = try index.trim(limits: limits(sizeLimit: size), usage: takeUsage())
+        let policy = ReservationPolicy(owner: owner, now: Date().timeIntervalSince1970, grace: configuration.orphanGracePeriod.seconds)
+        let result = try index.trim(limits: limits(sizeLimit: size), usage: takeUsage(), policy: policy)
         recentRows.forgetAll()
         applied(result)
         return TrimReport(expired: result.expired, evicted: result.evicted, orphansRemoved: sweepOrphans())

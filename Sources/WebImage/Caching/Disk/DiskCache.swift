@@ -17,7 +17,10 @@ internal import Metrics
 ///   A key read lately takes its row from memory (`RecentRows`; a row names a file that never
 ///   changes, so a row replaced elsewhere shows as a missing file and is read again).
 /// - **Footprint**: the folder's files — entries, index, WAL, `-shm`, temporary files — stay
-///   within the size limit plus the larger of 1 MiB and 2 % of it (see `DiskFootprint`).
+///   within the size limit plus the larger of 1 MiB and 2 % of it (see `DiskFootprint`), also
+///   with several processes writing at once: each open cache that writes reserves room for its
+///   writes in progress in the index, every process counts every reservation, and that of a
+///   killed process is given back after ``Configuration/orphanGracePeriod``.
 /// - Access times and hit counts are written in batches (every 256 hits or 1 s, before any
 ///   eviction, on ``statistics()`` and ``flush()``).
 ///
@@ -31,6 +34,9 @@ public final class DiskCache: DataCaching {
     public let directory: URL
     public let configuration: Configuration
     let files: CacheFiles
+    let footprint: DiskFootprint
+    /// This cache's row in the index's `reservation` table (random: one per instance).
+    let owner = UUID().uuidString
     private let indexPath: String
     private let openedIndex = Locked<CacheIndex?>(nil)
     let logger = Logger(label: "webimage.disk-cache")
@@ -43,10 +49,12 @@ public final class DiskCache: DataCaching {
         var usage = PendingUsage()
         var since: ContinuousClock.Instant?
         var lastSweepCheck: ContinuousClock.Instant?
-        /// Bytes of this process's writes between their temporary file and their index row.
+        /// Bytes of this cache's writes between their temporary file and their index row.
         var inFlight = 0
-        /// Bytes in use (entries and index files) after this process's last write transaction.
-        var knownUsed: Int?
+        /// Bytes of this cache's reservation in the index, at least `inFlight` (0: none or lost).
+        var reserved = 0
+        /// When the reservation was last written (seconds since 1970; 0: never).
+        var renewed = 0.0
     }
 
     /// Opens (creating if needed) the cache in `directory`.
@@ -56,6 +64,7 @@ public final class DiskCache: DataCaching {
         self.directory = directory
         self.configuration = configuration
         files = CacheFiles(root: directory)
+        footprint = DiskFootprint(sizeLimit: configuration.sizeLimit)
         indexPath = directory.appendingPathComponent("index.sqlite").path
         try files.createDirectories(indexed: false)
     }
@@ -67,7 +76,7 @@ public final class DiskCache: DataCaching {
             try openedIndex.withLock { (opened: inout CacheIndex?) throws(DiskCacheError) -> CacheIndex in
                 if let opened { return opened }
                 let index = try CacheIndex(
-                    path: indexPath, busyTimeout: configuration.busyTimeout, footprint: DiskFootprint(sizeLimit: configuration.sizeLimit),
+                    path: indexPath, busyTimeout: configuration.busyTimeout, footprint: footprint,
                     logger: logger)
                 opened = index
                 return index
@@ -77,6 +86,7 @@ public final class DiskCache: DataCaching {
 
     deinit {
         flush()
+        releaseReservation()
     }
 
     /// The entry for `key` if its bytes are intact and it is within the age limit.
@@ -151,17 +161,15 @@ public final class DiskCache: DataCaching {
         }
         let name = CacheFiles.newName(for: key)
         recentRows.forget(key)
-        reserveRoom(for: data.count)
+        do { try reserveRoom(for: data.count) } catch { throw logged(error, key: key) }
         defer { pending.withLock { $0.inFlight -= data.count } }
         do { try files.write(data, name: name, sync: configuration.synchronousWrites) } catch { throw logged(error, key: key) }
         var metadata = metadata
         metadata.byteCount = data.count
         let row = IndexRow(key: key, file: name, size: data.count, checksum: data.withUnsafeBytes(ContentChecksum.of), metadata: metadata)
         let usage = takeUsage()
-        var limits = limits()
-        limits.reserve = pending.withLock { $0.inFlight } - data.count  // the other writes in progress
         let result: IndexChange
-        do { result = try index.store(row, limits: limits, usage: usage) } catch {
+        do { result = try index.store(row, limits: limits(), usage: usage, reservation: reservationUpdate(storing: data.count)) } catch {
             files.remove(name)
             throw logged(error, key: key)
         }
@@ -211,7 +219,7 @@ public final class DiskCache: DataCaching {
             sizeLimit: limit, sizeTarget: sizeLimit == nil ? Int(Double(limit) * configuration.trimRatio) : limit,
             ageColumn: configuration.expireType == .accessDate ? "lastAccess" : "storedAt",
             cutoff: now.timeIntervalSince1970 - configuration.maxAge.seconds,
-            indexAllowance: DiskFootprint(sizeLimit: configuration.sizeLimit).indexAllowance)
+            indexAllowance: footprint.indexAllowance, countsReservations: sizeLimit == nil)
     }
 
     private func isExpired(_ metadata: CacheMetadata, now: Date) -> Bool {

@@ -35,7 +35,11 @@ extension DiskCache {
         /// Orphan files (written by a process that died before indexing them) are looked for at
         /// most this often, and only files older than ``orphanGracePeriod`` are removed.
         public var orphanSweepInterval: Duration
-        /// A file younger than this may belong to another process's store in progress.
+        /// A file younger than this may belong to another process's store in progress (a store is
+        /// assumed to finish within it). It also times the room a killed process had reserved for
+        /// its writes in progress: given back one period after another process finds it ended
+        /// (or, when its process cannot be checked, after its reservation went unrenewed for two).
+        /// Processes sharing a directory should use the same value.
         public var orphanGracePeriod: Duration
 
         public init(

@@ -24,6 +24,11 @@ struct DiskFootprint: Sendable, Equatable {
     let slack: Int
     /// Bytes the WAL may grow to before it is checkpointed (a multiple of the page size).
     let walBudget: Int
+    /// Bytes a cache reserves in the index for its writes in progress when it reserves at all
+    /// (more when one write needs more): every process counts them as used, so a store they cover
+    /// needs no transaction before its temporary file. 1/64 of the limit, at least 64 KiB, at most
+    /// 8 MiB and an eighth of the limit — what the folder holds less per cache that writes.
+    let writeGrant: Int
     /// Bytes of the index's files (database, WAL, `-shm`) not counted against the limit.
     var indexAllowance: Int { slack / 2 }
     static let pageSize = 4096
@@ -34,6 +39,7 @@ struct DiskFootprint: Sendable, Equatable {
         // A quarter of the slack (so 256 KiB at least), at most 4 MiB (SQLite's default of 1000
         // pages): a checkpoint every few dozen stores for a 2 MiB cache, every few hundred for 500 MB.
         walBudget = min(slack / 4, 4 << 20) / Self.pageSize * Self.pageSize
+        writeGrant = min(max(limit / 64, 64 << 10), 8 << 20, max(limit / 8, 1))
     }
 
     /// `wal_autocheckpoint`'s argument.
