@@ -34,6 +34,8 @@
     F(struct heif_error, heif_image_create,                                                       \
       (int width, int height, enum heif_colorspace colorspace, enum heif_chroma chroma, struct heif_image **out), \
       (width, height, colorspace, chroma, out))                                                   \
+    F(int, heif_image_get_bits_per_pixel_range, (const struct heif_image *image, enum heif_channel channel), \
+      (image, channel))                                                                           \
     F(int, heif_image_get_height, (const struct heif_image *image, enum heif_channel channel), (image, channel)) \
     F(uint8_t *, heif_image_get_plane, (struct heif_image *image, enum heif_channel channel, int *stride), \
       (image, channel, stride))                                                                   \
@@ -43,6 +45,7 @@
     F(enum heif_color_profile_type, heif_image_handle_get_color_profile_type,                      \
       (const struct heif_image_handle *handle), (handle))                                         \
     F(int, heif_image_handle_get_height, (const struct heif_image_handle *handle), (handle))      \
+    F(int, heif_image_handle_get_luma_bits_per_pixel, (const struct heif_image_handle *handle), (handle)) \
     F(struct heif_error, heif_image_handle_get_nclx_color_profile,                                \
       (const struct heif_image_handle *handle, struct heif_color_profile_nclx **out), (handle, out)) \
     F(struct heif_error, heif_image_handle_get_raw_color_profile,                                 \

@@ -11,3 +11,5 @@ static inline cmsUInt32Number webimage_lcms_cmyk8_inverted(void) { return TYPE_C
 static inline cmsUInt32Number webimage_lcms_rgba16(void) { return TYPE_RGBA_16; }
 static inline cmsUInt32Number webimage_lcms_rgb16(void) { return TYPE_RGB_16; }
 static inline cmsUInt32Number webimage_lcms_gray16(void) { return TYPE_GRAY_16; }
+// RGBA16 whose R = G = B is the grey value: read as grey, G, B and alpha skipped (extra samples).
+static inline cmsUInt32Number webimage_lcms_gray_in_rgba16(void) { return COLORSPACE_SH(PT_GRAY) | EXTRA_SH(3) | CHANNELS_SH(1) | BYTES_SH(2); }

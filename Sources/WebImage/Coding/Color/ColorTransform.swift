@@ -30,6 +30,10 @@ final class ColorTransform: @unchecked Sendable {
         case .rgba16:
             (input, output) = (webimage_lcms_rgba16(), webimage_lcms_rgba16())
             flags = cmsUInt32Number(cmsFLAGS_COPY_ALPHA)
+        case .grayInRGBA16:
+            // G, B and alpha are extra samples the grey input skips; the output's alpha is not
+            // written (no COPY_ALPHA: the counts of extra samples differ), so in place it stays.
+            (input, output) = (webimage_lcms_gray_in_rgba16(), webimage_lcms_rgba16())
         case .grayToRGB: (input, output) = (webimage_lcms_gray8(), webimage_lcms_rgb8())
         case .cmykToRGB(let inverted): (input, output) = (inverted ? webimage_lcms_cmyk8_inverted() : webimage_lcms_cmyk8(), webimage_lcms_rgb8())
         }
@@ -73,20 +77,6 @@ final class ColorTransform: @unchecked Sendable {
         }
     }
 
-    /// Converts straight-alpha RGBA16 pixels (host byte order, rows of `4 × width` samples) to
-    /// sRGB with this ``ColorTransforms/Layout/rgba16`` transform and returns them as RGBA8,
-    /// each sample rounded (v × 255 / 65535): the conversion happens before the precision is lost.
-    func convertNarrowing(_ wide: inout [UInt16], width: Int, height: Int) -> [UInt8] {
-        precondition(layout == .rgba16 && width >= 0 && height >= 0 && wide.count == 4 * width * height)
-        wide.withUnsafeMutableBytes { buffer in
-            guard let base = buffer.baseAddress else { return }
-            convert(base, inputStride: 8 * width, to: base, outputStride: 8 * width, width: width, rows: height)
-        }
-        return [UInt8](unsafeUninitializedCapacity: wide.count) { narrow, count in
-            for index in wide.indices { narrow[index] = UInt8(truncatingIfNeeded: (UInt32(wide[index]) &* 255 &+ 32_767) / 65_535) }
-            count = wide.count
-        }
-    }
 
     /// Large images are converted in one band of rows per core: the conversion is one pass over
     /// memory that the decode just wrote, and splitting it keeps it a small share of the decode

@@ -31,6 +31,9 @@ final class ColorTransforms: Sendable {
         /// RGBA16 in host byte order, straight (not premultiplied) alpha, in place (alpha
         /// copied): 16-bit sources convert before they are narrowed to 8 bits.
         case rgba16
+        /// RGBA16 whose R = G = B is a grey value, in host byte order, through a grey profile,
+        /// in place: RGB written, alpha left as it is (the 16-bit path of grey sources).
+        case grayInRGBA16
     }
 
     private struct Entry {

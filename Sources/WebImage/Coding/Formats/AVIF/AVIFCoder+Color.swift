@@ -27,4 +27,24 @@ extension AVIFCoder {
                 primaries: Int(image.pointee.colorPrimaries), transfer: Int(image.pointee.transferCharacteristics))
         }
     }
+
+    /// Straight RGBA8 of the decoder's current frame through `conversion`: libavif converts the
+    /// 10- or 12-bit YUV to RGBA16 (`depth` 16, its full range), which converts to sRGB before
+    /// it is narrowed (``WideColorConversion``).
+    static func rgba(_ image: UnsafeMutablePointer<avifImage>, converting conversion: WideColorConversion) throws(ImageDecodingError) -> [UInt8] {
+        var rgb = avifRGBImage()
+        avifRGBImageSetDefaults(&rgb, image)
+        rgb.format = AVIF_RGB_FORMAT_RGBA
+        rgb.depth = 16
+        let width = Int(rgb.width), height = Int(rgb.height)
+        // A 32-bit width times 8 fits an Int; the plan admitted at most 2^24 pixels anyway.
+        guard let rowBytes = UInt32(exactly: width * 8) else {
+            throw .corrupt(format: .avif, reason: "image of \(rgb.width) × \(rgb.height) too large")
+        }
+        return try conversion.decode(width: width, height: height) { out throws(ImageDecodingError) in
+            rgb.pixels = out.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            rgb.rowBytes = rowBytes
+            try check(avifImageYUVToRGB(image, &rgb))
+        }
+    }
 }

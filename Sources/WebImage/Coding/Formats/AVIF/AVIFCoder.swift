@@ -30,11 +30,16 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
         let header = frames.header
         try options.checkPixelLimit(header)
         let sizing = frames.size(for: options)
-        let decoded = try frames.frames(limit: options.framesToDecode(of: header.frameCount))
+        let count = options.framesToDecode(of: header.frameCount)
+        frames.wide = WideColorConversion.planned(
+            width: header.pixelWidth, height: header.pixelHeight, frames: count, bitDepth: frames.depth, options: options
+        ) { EmbeddedColor.read(from: data, format: .avif) }
+        let decoded = try frames.frames(limit: count)
         var image = Image.decoded(
             format: .avif, pixelWidth: sizing.targetWidth, pixelHeight: sizing.targetHeight, frames: decoded,
             frameCount: header.frameCount, loopCount: 0, scale: options.scale, knownOpaque: !header.hasAlpha)
         image.repairs = frames.repairs
+        image.sourceColorProfile = frames.wide?.profile  // converted already: applyColor leaves it
         return image
     }
 

@@ -16,6 +16,11 @@ final class AVIFFrames: FrameSequencing {
     /// Set by a rewind: the next frame comes from `avifDecoderNthImage`.
     private var seeking = false
 
+    /// Bits a sample of the coded image (8, 10 or 12), from the container.
+    let depth: Int
+    /// Set before the first frame: frames decode at 16 bits and convert before narrowing.
+    var wide: WideColorConversion?
+
     /// What parsing had to forgive (``ImageRepairs/damagedMetadata`` for a file that parses only
     /// without libavif's strict checks).
     let repairs: ImageRepairs
@@ -48,6 +53,7 @@ final class AVIFFrames: FrameSequencing {
         header = ImageHeader(
             format: .avif, pixelWidth: Int(image.pointee.width), pixelHeight: Int(image.pointee.height),
             frameCount: max(Int(decoder.pointee.imageCount), 1), hasAlpha: decoder.pointee.alphaPresent != 0)
+        depth = Int(image.pointee.depth)
         sizing = FrameSizing(width: header.pixelWidth, height: header.pixelHeight, options: .default)
     }
 
@@ -90,7 +96,8 @@ final class AVIFFrames: FrameSequencing {
               Int(image.pointee.height) == header.pixelHeight else {
             throw .corrupt(format: .avif, reason: "frame size differs from the container's")
         }
-        var pixels = try AVIFCoder.rgba(image)
+        var pixels: [UInt8]
+        if let wide { pixels = try AVIFCoder.rgba(image, converting: wide) } else { pixels = try AVIFCoder.rgba(image) }
         if header.hasAlpha { _ = PixelOperations.premultiply(&pixels) }
         let duration = ImageFrame.clampedDuration(seconds: decoder.pointee.imageTiming.duration)
         position += 1

@@ -28,4 +28,41 @@ extension HEIFCoder {
         }
         return stated ?? .none
     }
+
+    /// Straight RGBA8 of a decoded `heif_chroma_interleaved_RRGGBBAA_LE` image (`opaque`:
+    /// `_RRGGBB_LE`, no alpha), 10 or 12 bits in each 16-bit word, converted by `conversion`
+    /// before it is narrowed. RGBA is widened to 16 bits and converted in libheif's own plane;
+    /// RGB is copied into an RGBA16 buffer first.
+    static func convertedRGBA(
+        _ image: OpaquePointer, width: Int, height: Int, format: ImageFormat, opaque: Bool, _ conversion: WideColorConversion
+    ) throws(ImageDecodingError) -> [UInt8] {
+        var stride: Int32 = 0
+        let bits = Int(heif_image_get_bits_per_pixel_range(image, heif_channel_interleaved))
+        let channels = opaque ? 3 : 4
+        // width × height was checked against the header's area, so 8 × width cannot overflow.
+        guard let plane = heif_image_get_plane(image, heif_channel_interleaved, &stride), Int(stride) >= width * 2 * channels,
+              Int(bitPattern: plane) % 2 == 0, (9...16).contains(bits) else {
+            throw .corrupt(format: format, reason: "no 16-bit RGB plane")
+        }
+        let rowBytes = Int(stride)
+        guard opaque else {
+            WideColorConversion.widen(plane, stride: rowBytes, samplesPerRow: 4 * width, height: height, bits: bits)
+            return conversion.convertNarrowing(plane, stride: rowBytes, width: width, height: height)
+        }
+        return try conversion.decode(width: width, height: height) { out throws(ImageDecodingError) in
+            let base = out.baseAddress!
+            for y in 0..<height {
+                let source = UnsafeRawPointer(plane + y * rowBytes), row = base + y * 8 * width
+                for x in 0..<width {
+                    for c in 0..<3 {
+                        let sample = source.loadUnaligned(fromByteOffset: (3 * x + c) * 2, as: UInt16.self)
+                        row.storeBytes(of: sample, toByteOffset: (4 * x + c) * 2, as: UInt16.self)
+                    }
+                }
+            }
+            WideColorConversion.widen(base, stride: 8 * width, samplesPerRow: 4 * width, height: height, bits: bits)
+            let samples = base.assumingMemoryBound(to: UInt16.self)
+            for pixel in 0..<(width * height) { samples[4 * pixel + 3] = .max }
+        }
+    }
 }

@@ -32,12 +32,19 @@ public struct HEIFCoder: ImageDecoding, ImageEncoding {
         try Self.withPrimaryImage(data) { handle, format throws(ImageDecodingError) in
             let header = try Self.header(handle, format)
             try options.checkPixelLimit(header)
+            // 10- and 12-bit images whose profile converts decode at 16 bits (premultiplied ones
+            // at 8 bits: the 8-bit path un-premultiplies before converting).
+            let wide = heif_image_handle_is_premultiplied_alpha(handle) != 0 ? nil : WideColorConversion.planned(
+                width: header.pixelWidth, height: header.pixelHeight,
+                bitDepth: Int(heif_image_handle_get_luma_bits_per_pixel(handle)), options: options
+            ) { EmbeddedColor.read(from: data, format: format) }
             let decodingOptions = heif_decoding_options_alloc()
             defer { heif_decoding_options_free(decodingOptions) }
-            decodingOptions?.pointee.convert_hdr_to_8bit = 1
+            decodingOptions?.pointee.convert_hdr_to_8bit = wide == nil ? 1 : 0
+            let chroma = wide == nil ? heif_chroma_interleaved_RGBA
+                : header.hasAlpha ? heif_chroma_interleaved_RRGGBBAA_LE : heif_chroma_interleaved_RRGGBB_LE
             var decoded: OpaquePointer?
-            try Self.check(
-                heif_decode_image(handle, &decoded, heif_colorspace_RGB, heif_chroma_interleaved_RGBA, decodingOptions), format)
+            try Self.check(heif_decode_image(handle, &decoded, heif_colorspace_RGB, chroma, decodingOptions), format)
             guard let decoded else { throw .corrupt(format: format, reason: "no image decoded") }
             defer { heif_image_release(decoded) }
             let width = Int(heif_image_get_width(decoded, heif_channel_interleaved))
@@ -46,7 +53,12 @@ public struct HEIFCoder: ImageDecoding, ImageEncoding {
             guard width > 0, height > 0, width * height <= header.pixelWidth * header.pixelHeight else {
                 throw .corrupt(format: format, reason: "decoded size differs from the header")
             }
-            var pixels = try Self.packedRGBA(decoded, width: width, height: height, format: format)
+            var pixels: [UInt8]
+            if let wide {
+                pixels = try Self.convertedRGBA(decoded, width: width, height: height, format: format, opaque: !header.hasAlpha, wide)
+            } else {
+                pixels = try Self.packedRGBA(decoded, width: width, height: height, format: format)
+            }
             let isOpaque: Bool
             if !header.hasAlpha {
                 isOpaque = true
@@ -55,10 +67,12 @@ public struct HEIFCoder: ImageDecoding, ImageEncoding {
             } else {
                 isOpaque = PixelOperations.premultiply(&pixels)
             }
-            return Image(
+            var image = Image(
                 format: format, pixelWidth: width, pixelHeight: height, pixels: pixels, isOpaque: isOpaque,
                 scale: options.scale
             ).fittingThumbnail(options)
+            image.sourceColorProfile = wide?.profile  // converted already: applyColor leaves it
+            return image
         }
     }
 

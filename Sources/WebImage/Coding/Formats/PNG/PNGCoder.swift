@@ -36,7 +36,7 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
                 let wide = Self.wideColorConversion(ctx, data: data, options: options)
                 var pixels: [UInt8]
                 if let wide {
-                    pixels = try Self.decodeConvertingWide(ctx, header: header, transform: wide.transform)
+                    pixels = try Self.decodeConvertingWide(ctx, header: header, conversion: wide)
                 } else {
                     let format = Int32(SPNG_FMT_RGBA8.rawValue)
                     var size = 0

@@ -58,12 +58,18 @@ public struct TIFFCoder: ImageDecoding {
                     width: header.pixelWidth, height: header.pixelHeight, frames: chosen.count, limit: options.maxPixelCount)
             }
             let sizing = FrameSizing(width: header.pixelWidth, height: header.pixelHeight, options: options)
+            // One 16-bit page whose profile converts: converted at 16 bits (the profile is the
+            // first page's, which applyColor would give every page).
+            let wide = chosen.count != 1 || !TIFFFile.readsWide(chosen[0].page) ? nil : WideColorConversion.planned(
+                width: header.pixelWidth, height: header.pixelHeight, bitDepth: 16, options: options
+            ) { EmbeddedColor.read(from: data, format: .tiff) }
             var frames: [ImageFrame] = [], repairs: ImageRepairs = []
             for (index, page) in chosen {
                 guard !Task.isCancelled else { throw .cancelled }
                 do throws(ImageDecodingError) {
                     try file.select(index)
-                    let pixels = Self.canvas(try Self.pixels(file, page), page: page, width: header.pixelWidth, height: header.pixelHeight)
+                    let decoded = if let wide { try Self.pixels(file, page, wide) } else { try Self.pixels(file, page) }
+                    let pixels = Self.canvas(decoded, page: page, width: header.pixelWidth, height: header.pixelHeight)
                     frames.append(ImageFrame(pixels: sizing.shrink(pixels), duration: .milliseconds(100)))
                 } catch {
                     // A later page libtiff cannot decode (damaged, or samples its RGBA interface
@@ -80,6 +86,7 @@ public struct TIFFCoder: ImageDecoding {
                 knownOpaque: !chosen.contains { $0.page.hasAlpha } && chosen.allSatisfy { $0.page.width >= header.pixelWidth && $0.page.height >= header.pixelHeight })
             image.orientation = chosen[0].page.orientation
             image.repairs = repairs
+            image.sourceColorProfile = wide?.profile  // converted already: applyColor leaves it
             return image
         }
     }
@@ -181,6 +188,16 @@ public struct TIFFCoder: ImageDecoding {
         }
         if straight, page.hasAlpha { _ = PixelOperations.premultiply(&raster) }
         return raster
+    }
+
+    /// The current page (``TIFFFile/readsWide(_:)``) read at 16 bits, converted by `conversion`,
+    /// as premultiplied RGBA8 bytes.
+    private static func pixels(_ file: TIFFFile, _ page: TIFFFile.Page, _ conversion: WideColorConversion) throws(ImageDecodingError) -> [UInt8] {
+        var pixels = try conversion.decode(width: page.width, height: page.height) { raster throws(ImageDecodingError) in
+            try file.readWidePixels(page, into: raster)
+        }
+        if page.hasAlpha { _ = PixelOperations.premultiply(&pixels) }
+        return pixels
     }
 
     /// A page drawn at the top left of the `width × height` canvas (itself when the sizes agree).
