@@ -1,0 +1,55 @@
+import CColorKernel
+
+/// ``MatrixShaperConversion``'s vectorised kernel (issue 28): the same conversion 64 pixels at a
+/// time in AVX-512 registers (`Sources/CLibraries/CColorKernel`), about 0.8 ns a pixel on one
+/// core where the scalar tables take 3.6–6.6. The input curves become 16-bit linear values by
+/// byte permutes over tables held in registers, the matrix is in single-precision floats, and
+/// sRGB's curve is a polynomial in v^(1/4), within 0.03 of a level of the exact curve; all
+/// 2^24 colours of the tested profiles agree with LittleCMS to within one level.
+///
+/// `nil` where the CPU lacks AVX-512 BW and VBMI (the scalar tables then run), or when the
+/// target profile's curve is not sRGB's standard one: the polynomial is fitted to that curve,
+/// so it is checked once against the target's own reversed curve (`toSRGB`) at every step.
+struct VectorMatrixShaper: Sendable {
+    private let tables: webimage_color_tables
+
+    /// `linear[channel * 256 + level]`: each input level through its channel's curve, in [0, 1];
+    /// `matrix`: row-major linear source → linear sRGB; `toSRGB`: the target's reversed curve
+    /// at `toSRGB.count` even steps of [0, 1].
+    init?(linear: [Double], matrix: [Float], toSRGB: [UInt8]) {
+        guard webimage_color_kernel_available() != 0, linear.count == 768, matrix.count == 9, toSRGB.count > 1 else { return nil }
+        var tables = webimage_color_tables()
+        withUnsafeMutableBytes(of: &tables.low) { low in
+            withUnsafeMutableBytes(of: &tables.high) { high in
+                for (index, value) in linear.enumerated() {
+                    let word = Int((min(max(value, 0), 1) * 65535).rounded())
+                    low[index] = UInt8(word & 0xFF)
+                    high[index] = UInt8(word >> 8)
+                }
+            }
+        }
+        // The kernel reads each 16-bit value w as w × 65537 (see color_kernel.h).
+        withUnsafeMutableBytes(of: &tables.matrix) { raw in
+            for (index, value) in matrix.enumerated() {
+                raw.storeBytes(of: Float(Double(value) / 4_294_967_295), toByteOffset: index * 4, as: Float.self)
+            }
+        }
+        let steps = toSRGB.count
+        let probe = (0..<steps).map { Float($0) / Float(steps - 1) }
+        var encoded = [UInt8](repeating: 0, count: steps)
+        webimage_color_encode(probe, &encoded, steps)
+        guard zip(encoded, toSRGB).allSatisfy({ abs(Int($0) - Int($1)) <= 1 }) else { return nil }
+        self.tables = tables
+    }
+
+    /// Converts `rows` rows of `width` opaque RGBA8 pixels in place (alpha untouched); rows may
+    /// start at any address.
+    func convert(_ pixels: UnsafeMutableRawPointer, stride: Int, width: Int, rows: Int) {
+        guard width > 0 else { return }
+        withUnsafePointer(to: tables) { tables in
+            for row in 0..<rows {
+                webimage_color_convert(tables, (pixels + row * stride).assumingMemoryBound(to: UInt8.self), width)
+            }
+        }
+    }
+}
