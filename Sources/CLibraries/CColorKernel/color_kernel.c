@@ -1,5 +1,5 @@
-// The vectorised matrix-and-curve conversion (see color_kernel.h), 64 pixels at a time in
-// AVX-512 registers, without gathers (slow on AMD's Zen):
+// The vectorised matrix-and-curve conversion (see color_kernel.h). The AVX-512 kernel takes 64
+// pixels at a time, without gathers (slow on AMD's Zen):
 //  1. four loads of 16 pixels are split into R, G and B planes of 64 bytes (byte permutes);
 //  2. each plane's input curve is looked up with byte permutes over the 256-entry tables held in
 //     four registers (vpermi2b reads 128 entries; the level's top bit picks which half), once
@@ -11,7 +11,9 @@
 //     to 255 × (1.055 v^(1/2.4) − 0.055) within 0.009 of a level, rounded to the nearest level;
 //  6. the three levels and the original alpha are put back together in place.
 // A row's last (count mod 64) pixels go through the same code in a 64-pixel stack buffer, so
-// every pixel gets the same arithmetic.
+// every pixel gets the same arithmetic. The AVX2 kernel (further down) does the same 8 pixels at
+// a time with gathers for the curves; each is compiled with a target attribute and chosen at run
+// time, so the rest of the package needs no special compiler flags.
 #include "color_kernel.h"
 
 #include <string.h>
@@ -50,7 +52,7 @@ static uint8_t b_low_index[64] __attribute__((aligned(64)));  // B of 32 pixels 
 static uint8_t b_high_index[64] __attribute__((aligned(64))); // ... in the high half
 static uint8_t word_index[4][64] __attribute__((aligned(64))); // low, high, low, high: 16 pixels
 
-static uint8_t transpose[64] __attribute__((aligned(64)));      // RRRRGGGGBBBBAAAA → RGBA × 4
+static uint8_t transpose[64] __attribute__((aligned(64)));      // RRRRGGGGBBBBAAAA → RGBA × 4 (per 16 bytes)
 
 static void build_indices(void) {
     for (int lane = 0; lane < 4; lane++) {
@@ -128,17 +130,8 @@ __attribute__((always_inline)) static inline void convert64(const webimage_color
 }
 
 KERNEL_TARGET
-static void convert_avx512(const webimage_color_tables *tables, uint8_t *pixels, size_t count) {
-    size_t whole = count / 64;
-    for (size_t i = 0; i < whole; i++) convert64(tables, pixels + 256 * i);
-    size_t rest = count % 64;
-    if (rest) {
-        uint8_t buffer[256] __attribute__((aligned(64)));
-        memset(buffer, 0, sizeof buffer);
-        memcpy(buffer, pixels + 256 * whole, 4 * rest);
-        convert64(tables, buffer);
-        memcpy(pixels + 256 * whole, buffer, 4 * rest);
-    }
+static void convert_avx512(const webimage_color_tables *tables, uint8_t *pixels, size_t blocks) {
+    for (size_t i = 0; i < blocks; i++) convert64(tables, pixels + 256 * i);
 }
 
 KERNEL_TARGET
@@ -151,27 +144,105 @@ static void encode_avx512(const float *linear, uint8_t *levels, size_t count) {
     }
 }
 
-// The CPU's answer from cpuid, and the operating system's from xgetbv: it must save the opmask
-// and all 512-bit registers (XCR0 bits 1, 2, 5, 6 and 7), or the instructions fault.
+// The AVX2 kernel, for CPUs without AVX-512 VBMI (Intel before Ice Lake, including the
+// AVX-512 Skylake servers; AMD before Zen 4): 8 pixels at a time, the input curves gathered from
+// `wide` (no byte permutes in AVX2), the same matrix and polynomial; `rsqrt` has 12 bits, so
+// v^(1/4) takes one Newton step.
+#define KERNEL2_TARGET __attribute__((target("avx2,fma")))
+
+KERNEL2_TARGET
+static inline __m256i encode8(__m256 v) {
+    // As encode16: v < 0 gives NaN and v = 0 gives NaN too (inf × 0 in the Newton step), both
+    // on the straight segment; the caller's packs clip.
+    __m256 s = _mm256_rsqrt_ps(v);
+    __m256 y = _mm256_rsqrt_ps(s);
+    __m256 t = _mm256_mul_ps(y, _mm256_fnmadd_ps(_mm256_mul_ps(_mm256_mul_ps(s, _mm256_set1_ps(0.5f)), y), y, _mm256_set1_ps(1.5f)));
+    __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(encode_c4), t, _mm256_set1_ps(encode_c3));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(encode_c2));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(encode_c1));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(encode_c0));
+    __m256 straight = _mm256_cmp_ps(v, _mm256_set1_ps(linear_end), _CMP_LT_OQ);
+    p = _mm256_blendv_ps(p, _mm256_mul_ps(v, _mm256_set1_ps(linear_slope)), straight);
+    return _mm256_cvtps_epi32(p);
+}
+
+KERNEL2_TARGET
+__attribute__((always_inline)) static inline void convert8(const webimage_color_tables *tables, uint8_t *p) {
+    const __m256i in = _mm256_loadu_si256((const __m256i *)p), byte = _mm256_set1_epi32(0xFF);
+    __m256 linear[3];
+    for (int c = 0; c < 3; c++) {
+        __m256i level = _mm256_and_si256(_mm256_srli_epi32(in, 8 * c), byte);
+        linear[c] = _mm256_i32gather_ps(tables->wide[c], level, 4);
+    }
+    const float *m = tables->matrix;
+    __m256i level[3];
+    for (int o = 0; o < 3; o++) {
+        __m256 v = _mm256_mul_ps(_mm256_set1_ps(m[3 * o]), linear[0]);
+        v = _mm256_fmadd_ps(_mm256_set1_ps(m[3 * o + 1]), linear[1], v);
+        v = _mm256_fmadd_ps(_mm256_set1_ps(m[3 * o + 2]), linear[2], v);
+        level[o] = encode8(v);
+    }
+    __m256i rg = _mm256_packus_epi32(level[0], level[1]);
+    __m256i ba = _mm256_packus_epi32(level[2], _mm256_srli_epi32(in, 24));
+    __m256i planar = _mm256_packus_epi16(rg, ba);
+    _mm256_storeu_si256((__m256i *)p, _mm256_shuffle_epi8(planar, _mm256_load_si256((const __m256i *)transpose)));
+}
+
+KERNEL2_TARGET
+static void convert_avx2(const webimage_color_tables *tables, uint8_t *pixels, size_t blocks) {
+    for (size_t i = 0; i < blocks; i++) convert8(tables, pixels + 32 * i);
+}
+
+// `count` pixels in whole blocks of `block` pixels (at most 64), the last partial block in a
+// stack buffer, so that every pixel gets the same arithmetic and nothing past the row is touched.
+static void in_blocks(const webimage_color_tables *tables, uint8_t *pixels, size_t count, size_t block,
+                      void (*run)(const webimage_color_tables *, uint8_t *, size_t)) {
+    size_t whole = count / block, rest = count % block;
+    run(tables, pixels, whole);
+    if (rest) {
+        uint8_t buffer[256] __attribute__((aligned(64)));
+        memset(buffer, 0, sizeof buffer);
+        memcpy(buffer, pixels + 4 * block * whole, 4 * rest);
+        run(tables, buffer, 1);
+        memcpy(pixels + 4 * block * whole, buffer, 4 * rest);
+    }
+}
+
+KERNEL2_TARGET
+static void encode_avx2(const float *linear, uint8_t *levels, size_t count) {
+    for (size_t i = 0; i < count; i += 8) {
+        float in[8] = {0};
+        int32_t out[8];
+        size_t n = count - i < 8 ? count - i : 8;
+        memcpy(in, linear + i, 4 * n);
+        __m256i level = _mm256_max_epi32(encode8(_mm256_loadu_ps(in)), _mm256_setzero_si256());
+        _mm256_storeu_si256((__m256i *)out, _mm256_min_epi32(level, _mm256_set1_epi32(255)));
+        for (size_t k = 0; k < n; k++) levels[i + k] = (uint8_t)out[k];
+    }
+}
+
+// The CPU's answer from cpuid, and the operating system's from xgetbv: it must save the 256-bit
+// registers (XCR0 bits 1 and 2) for AVX2, and the opmask and all 512-bit registers too (bits 5,
+// 6 and 7) for AVX-512, or the instructions fault.
 static int check(void) {
     unsigned a, b, c, d;
-    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return WEBIMAGE_COLOR_KERNEL_NONE;
     int osxsave = (c >> 27) & 1, fma = (c >> 12) & 1;
-    if (!osxsave || !fma) return 0;
+    if (!osxsave || !fma) return WEBIMAGE_COLOR_KERNEL_NONE;
     unsigned low, high;
     __asm__ volatile("xgetbv" : "=a"(low), "=d"(high) : "c"(0));
-    if ((low & 0xE6) != 0xE6) return 0;
-    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
-    int avx512f = (b >> 16) & 1, avx512dq = (b >> 17) & 1, avx512bw = (b >> 30) & 1, vbmi = (c >> 1) & 1;
-    return avx512f && avx512dq && avx512bw && vbmi;
+    if ((low & 0x6) != 0x6 || !__get_cpuid_count(7, 0, &a, &b, &c, &d)) return WEBIMAGE_COLOR_KERNEL_NONE;
+    int avx2 = (b >> 5) & 1, avx512f = (b >> 16) & 1, avx512dq = (b >> 17) & 1, avx512bw = (b >> 30) & 1, vbmi = (c >> 1) & 1;
+    if ((low & 0xE6) == 0xE6 && avx512f && avx512dq && avx512bw && vbmi) return WEBIMAGE_COLOR_KERNEL_AVX512;
+    return avx2 ? WEBIMAGE_COLOR_KERNEL_AVX2 : WEBIMAGE_COLOR_KERNEL_NONE;
 }
 
 static int available;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void decide(void) {
+    build_indices();
     available = check();
-    if (available) build_indices();
 }
 
 int webimage_color_kernel_available(void) {
@@ -179,20 +250,43 @@ int webimage_color_kernel_available(void) {
     return available;
 }
 
-void webimage_color_convert(const webimage_color_tables *tables, uint8_t *pixels, size_t count) {
-    if (webimage_color_kernel_available()) convert_avx512(tables, pixels, count);
+void webimage_color_prepare(webimage_color_tables *tables) {
+    for (int c = 0; c < 3; c++) {
+        for (int level = 0; level < 256; level++) {
+            uint32_t w = (uint32_t)tables->low[c][level] | (uint32_t)tables->high[c][level] << 8;
+            tables->wide[c][level] = (float)(w * 65537u);
+        }
+    }
 }
 
-void webimage_color_encode(const float *linear, uint8_t *levels, size_t count) {
-    if (webimage_color_kernel_available()) encode_avx512(linear, levels, count);
+static int chosen(int kernel) {
+    int best = webimage_color_kernel_available();
+    return kernel < best ? kernel : best;
+}
+
+void webimage_color_convert(const webimage_color_tables *tables, int kernel, uint8_t *pixels, size_t count) {
+    switch (chosen(kernel)) {
+    case WEBIMAGE_COLOR_KERNEL_AVX512: in_blocks(tables, pixels, count, 64, convert_avx512); break;
+    case WEBIMAGE_COLOR_KERNEL_AVX2: in_blocks(tables, pixels, count, 8, convert_avx2); break;
+    default: break;
+    }
+}
+
+void webimage_color_encode(int kernel, const float *linear, uint8_t *levels, size_t count) {
+    switch (chosen(kernel)) {
+    case WEBIMAGE_COLOR_KERNEL_AVX512: encode_avx512(linear, levels, count); break;
+    case WEBIMAGE_COLOR_KERNEL_AVX2: encode_avx2(linear, levels, count); break;
+    default: break;
+    }
 }
 
 #else
-int webimage_color_kernel_available(void) { return 0; }
-void webimage_color_convert(const webimage_color_tables *tables, uint8_t *pixels, size_t count) {
-    (void)tables; (void)pixels; (void)count;
+int webimage_color_kernel_available(void) { return WEBIMAGE_COLOR_KERNEL_NONE; }
+void webimage_color_prepare(webimage_color_tables *tables) { (void)tables; }
+void webimage_color_convert(const webimage_color_tables *tables, int kernel, uint8_t *pixels, size_t count) {
+    (void)tables; (void)kernel; (void)pixels; (void)count;
 }
-void webimage_color_encode(const float *linear, uint8_t *levels, size_t count) {
-    (void)linear; (void)levels; (void)count;
+void webimage_color_encode(int kernel, const float *linear, uint8_t *levels, size_t count) {
+    (void)kernel; (void)linear; (void)levels; (void)count;
 }
 #endif

@@ -6,8 +6,8 @@ import CLcms2
 /// fixed point, to each linear sRGB channel, so a pixel costs nine table reads, six additions
 /// and three reads of a 16,384-entry table back to sRGB's curve (about 4 ns on one core, where
 /// LittleCMS 2.14's transform, as Pillow's ImageCms uses it, takes 15–17). Where the CPU has
-/// AVX-512 VBMI, ``VectorMatrixShaper`` does the same conversion 64 pixels at a time instead
-/// (about 0.8 ns a pixel); these tables are the fallback.
+/// AVX-512 VBMI or AVX2, ``VectorMatrixShaper`` does the same conversion 64 or 8 pixels at a time
+/// instead (about 0.85 or 2 ns a pixel); these tables are the fallback.
 ///
 /// Both matrices come from the profiles' colorant tags, which ICC adapts to the D50 connection
 /// space, so the result is LittleCMS's relative colorimetric (and perceptual: matrix-and-curve
@@ -25,12 +25,13 @@ struct MatrixShaperConversion: Sendable {
     private static let steps = 16_384
     /// The vectorised kernel, where the CPU has one (see ``VectorMatrixShaper``).
     private let vector: VectorMatrixShaper?
-    /// Whether ``convert(_:stride:width:rows:)`` runs the vectorised kernel.
-    var isVectorised: Bool { vector != nil }
+    /// The vectorised kernel ``convert(_:stride:width:rows:)`` runs, `nil` for the scalar tables.
+    var kernel: VectorMatrixShaper.Kernel? { vector?.kernel }
 
     /// `nil` unless both profiles are matrix-and-curve RGB profiles with readable tags.
-    /// `vectorised: false` keeps to the scalar tables (the tests compare both).
-    init?(source: cmsHPROFILE, sRGB: cmsHPROFILE, vectorised: Bool = true) {
+    /// `kernel`: the vectorised kernel to use (the best one this CPU runs unless told; `nil` keeps
+    /// to the scalar tables; the tests compare them all).
+    init?(source: cmsHPROFILE, sRGB: cmsHPROFILE, kernel: VectorMatrixShaper.Kernel? = VectorMatrixShaper.Kernel.best) {
         guard cmsIsMatrixShaper(source) != 0, cmsIsMatrixShaper(sRGB) != 0,
               let sourceMatrix = Self.colorants(source), let sRGBMatrix = Self.colorants(sRGB),
               let inverse = Self.inverse(sRGBMatrix)
@@ -65,7 +66,7 @@ struct MatrixShaperConversion: Sendable {
         }
         self.contributions = contributions
         self.fraction = fraction
-        vector = vectorised ? VectorMatrixShaper(linear: linearLevels, matrix: matrix, toSRGB: toSRGB) : nil
+        vector = kernel.flatMap { VectorMatrixShaper(linear: linearLevels, matrix: matrix, toSRGB: toSRGB, kernel: $0) }
     }
 
     /// Converts `rows` rows of opaque RGBA8 pixels in place (alpha untouched): with the vectorised
