@@ -66,7 +66,8 @@ struct MatrixShaperConversion: Sendable {
         }
         self.contributions = contributions
         self.fraction = fraction
-        vector = kernel.flatMap { VectorMatrixShaper(linear: linearLevels, matrix: matrix, toSRGB: toSRGB, kernel: $0) }
+        let encoded = toSRGB
+        vector = kernel.flatMap { VectorMatrixShaper(linear: linearLevels, matrix: matrix, toSRGB: encoded, kernel: $0) }
     }
 
     /// Converts `rows` rows of opaque RGBA8 pixels in place (alpha untouched): with the vectorised
