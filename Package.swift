@@ -56,6 +56,9 @@ let package = Package(
         .target(name: "CCodecLoader", path: "Sources/CLibraries/CCodecLoader", linkerSettings: [.linkedLibrary("dl")]),
         // CRC-32C with the CPU's crc32 instruction: the disk cache's checksum (see docs/architecture/caching.md).
         .target(name: "CCRC32C", path: "Sources/CLibraries/CCRC32C"),
+        // The vectorised matrix-and-curve colour conversion to sRGB, in AVX-512 where the CPU has
+        // it (see docs/architecture/colour.md).
+        .target(name: "CColorKernel", path: "Sources/CLibraries/CColorKernel"),
         // libjpeg with a suspending source, for incremental JPEG decoding, and row by row from
         // memory for still decoding that a cancel can stop: its error exit is a longjmp, which
         // Swift cannot catch, so the calls live in C (see its headers).
@@ -68,7 +71,7 @@ let package = Package(
             name: "WebImage",
             dependencies: [
                 "CTurboJPEG", "CSpng", "CWebP", "CGIF", "CAvif", "CHeif", "CCRC32C", "CJPEGIncremental",
-                "CPNGIncremental", "CTiff", "CJxl", "CLcms2", "CZlib", "CCodecLoader",
+                "CPNGIncremental", "CTiff", "CJxl", "CLcms2", "CZlib", "CCodecLoader", "CColorKernel",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -147,6 +150,7 @@ let package = Package(
                 "CPNGIncremental",  // the incremental PNG tests check the canvas is never allocated over the limit
                 "CTurboJPEG",  // the row-by-row JPEG decode is compared with TurboJPEG's one-call decode
                 "CWebP",  // the WebP decode fed in pieces is compared with WebPDecode's one call
+                "CColorKernel", "CLcms2",  // the vector colour kernel's encode and scalar fallback are checked alone
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),  // the disk cache tests damage the index
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),

@@ -41,7 +41,7 @@ struct ColorFastPathTests {
         }
         let differences = zip(fast, reference).map { abs(Int($0) - Int($1)) }
         let mean = Double(differences.reduce(0, +)) / Double(3 * width)
-        #expect(differences.max()! <= 2 && mean <= 0.25, "\(name): largest difference \(differences.max()!), mean \(mean)")
+        #expect(differences.max()! <= 1 && mean <= 0.05, "\(name): largest difference \(differences.max()!), mean \(mean)")
         #expect(stride(from: 3, to: fast.count, by: 4).allSatisfy { fast[$0] == 255 }, "alpha kept")
     }
 
