@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The one way to build the Coding layer outside SwiftPM (scripts/fuzz, scripts/peers/peer-decoders.py):
-# compiles the C targets with their own sources (CCodecLoader, CJPEGIncremental, CPNGIncremental)
+# compiles the C targets with their own sources (CCodecLoader, CJPEGIncremental, CPNGIncremental, CColorKernel)
 # with clang, writes the module maps SwiftPM would make from their include/ folders, and names the
 # Swift sources, the system-library wrappers and the libraries to link. Paths are relative to the
 # repository root: source it from there (run, it goes there itself; OUT relative to the root).
 #   source scripts/lib/build-c-targets.sh
 #   build_c_target OUT TARGET CFLAG...   compiles TARGET's .c files into OUT; appends to C_INCLUDES, C_OBJECTS
 #   coding_sources                       the Swift files of Pixels/, Coding/, Processing/ and Internal/Locked.swift
-#   scripts/lib/build-c-targets.sh OUT CFLAG...   (run, not sourced: all three targets with CFLAG, then
+#   scripts/lib/build-c-targets.sh OUT CFLAG...   (run, not sourced: all four targets with CFLAG, then
 #                                                 prints every swiftc argument but the entry point, one a line)
 # C_INCLUDES starts with -I for every system-library wrapper the Coding layer imports;
 # CODING_LIBRARIES are the -l flags (libavif, libheif and libjxl are opened by CCodecLoader at run time).
@@ -15,7 +15,7 @@ if [ "${BASH_SOURCE[0]}" = "$0" ] && [[ "${1:-}" == -h || "${1:-}" == --help || 
   awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0
 fi
 
-C_TARGETS=(CCodecLoader CJPEGIncremental CPNGIncremental)
+C_TARGETS=(CCodecLoader CJPEGIncremental CPNGIncremental CColorKernel)
 C_INCLUDES=()
 for wrapper in CTurboJPEG CSpng CGIF CWebP CAvif CHeif CTiff CJxl CLcms2 CZlib; do
   C_INCLUDES+=(-I "Sources/CLibraries/$wrapper")
