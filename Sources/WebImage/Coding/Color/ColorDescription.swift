@@ -63,15 +63,19 @@ struct ColorDescription: Hashable, Sendable {
     /// (three primaries on a line). Built profiles are kept: at most ``cacheCapacity`` of them.
     func profile() -> ColorProfile? {
         guard isUsable else { return nil }
-        if let known = Self.built.withLock({ $0[self] }) { return known }
+        if let known = Self.built.withLock({ $0[self] }) { return known.flatMap { ColorProfile(iccData: Data($0)) } }
         let profile = ColorTransforms.shared.buildRGBProfile(self).flatMap { ColorProfile(iccData: $0) }
         Self.built.withLock { table in
             if table.count >= Self.cacheCapacity { table.removeAll(keepingCapacity: true) }
-            table[self] = .some(profile)
+            table[self] = .some(profile.map { [UInt8]($0.data) })
         }
         return profile
     }
 
     static let cacheCapacity = 64
-    private static let built = Locked<[ColorDescription: ColorProfile?]>([:])
+    /// The built profiles' bytes (`nil` inside: unusable numbers), kept as arrays, not as `Data`
+    /// or ``ColorProfile``: a `Data` keeps its buffer's address in the pointer's spare bits, so
+    /// LeakSanitizer, which looks for plain addresses, reported every kept profile as leaked
+    /// (the fuzzer stopped on it, as on the transform cache's keys before).
+    private static let built = Locked<[ColorDescription: [UInt8]?]>([:])
 }
