@@ -49,29 +49,46 @@ final class ColorTransforms: Sendable {
     /// address with the enum's case in the pointer's spare bits, so LeakSanitizer, which looks
     /// for plain addresses, reported every cached profile as leaked (a false report: the table
     /// holds at most ``capacity`` of them).
-    private let entries = Locked<(table: [[UInt8]: Entry], clock: UInt64)>(([:], 0))
+    private let entries = Locked<(table: [ProfileKey: Entry], clock: UInt64)>(([:], 0))
+
+    /// A profile's bytes as a dictionary key, hashed as one block of bytes (an array of bytes
+    /// hashes element by element: 0.2 ms a look-up for a 3 KB profile).
+    private struct ProfileKey: Hashable {
+        let bytes: [UInt8]
+        init(_ data: Data) { bytes = [UInt8](data) }
+        func hash(into hasher: inout Hasher) {
+            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+    }
 
     private init() { context = ColorContext() }
 
     /// What the profile is, or `nil` when LittleCMS cannot use it to convert to sRGB.
     func facts(for icc: Data) -> Facts? {
         guard icc.count <= ColorProfile.maxByteCount else { return nil }
-        let key = [UInt8](icc)
+        let key = ProfileKey(icc)
         if let known = entries.withLock({ state -> Facts?? in
             state.clock &+= 1
             state.table[key]?.lastUse = state.clock
             return state.table[key]?.facts ?? nil
         }) { return known }
-        let facts = readFacts(icc)
         // Only usable profiles are remembered: a file's garbage (any bytes at all) is refused
         // again next time, at the price of one failed open, and never fills the cache.
-        if let facts { store(key) { $0.facts = .some(facts) } }
+        guard let read = readFacts(icc) else { return nil }
+        let (facts, probe) = read
+        // The transform the sRGB probe built is the one a conversion of this profile's commonest
+        // layout needs next: kept, so a decode that converts does not build it a second time
+        // (half of the set-up a process paid for its first tagged image).
+        store(key) {
+            $0.facts = .some(facts)
+            if let probe, $0.transforms[probe.layout] == nil { $0.transforms[probe.layout] = probe }
+        }
         return facts
     }
 
     /// The transform from `profile` to sRGB for `layout`, built once and shared.
     func transform(from profile: ColorProfile, layout: Layout) -> ColorTransform? {
-        let key = [UInt8](profile.data)
+        let key = ProfileKey(profile.data)
         if let known = entries.withLock({ $0.table[key]?.transforms[layout] }) { return known }
         guard let built = context.withProfile(profile.data, { source in
             ColorTransform(context: context, source: source, layout: layout)
@@ -83,7 +100,7 @@ final class ColorTransforms: Sendable {
     /// The serialised ICC profile LittleCMS builds for `description` (see ``ColorContext/rgbProfile(_:)``).
     func buildRGBProfile(_ description: ColorDescription) -> Data? { context.rgbProfile(description) }
 
-    private func store(_ key: [UInt8], _ update: (inout Entry) -> Void) {
+    private func store(_ key: ProfileKey, _ update: (inout Entry) -> Void) {
         entries.withLock { state in
             state.clock &+= 1
             var entry = state.table[key] ?? Entry(lastUse: state.clock)
@@ -96,8 +113,10 @@ final class ColorTransforms: Sendable {
         }
     }
 
-    private func readFacts(_ icc: Data) -> Facts? {
-        context.withProfile(icc) { profile -> Facts? in
+    /// The profile's facts, with the transform its sRGB check built (`nil` when no transform
+    /// is needed to answer: colour spaces WebImage does not convert).
+    private func readFacts(_ icc: Data) -> (Facts, ColorTransform?)? {
+        context.withProfile(icc) { profile -> (Facts, ColorTransform?)? in
             let space: ColorProfile.ColorSpace
             switch cmsGetColorSpace(profile) {
             case cmsSigRgbData: space = .rgb
@@ -106,15 +125,15 @@ final class ColorTransforms: Sendable {
             default: space = .other
             }
             let description = context.description(of: profile)
-            guard space != .other else { return Facts(colorSpace: space, description: description, isSRGB: false) }
+            guard space != .other else { return (Facts(colorSpace: space, description: description, isSRGB: false), nil) }
             // A profile that cannot be turned into a transform is of no use (and not trusted).
             let probeLayout: Layout = switch space {
             case .gray: .grayToRGB
-            case .cmyk: .cmykToRGB(inverted: false)
+            case .cmyk: .cmykToRGB(inverted: true)  // as JPEG hands CMYK out: the layout it converts with
             default: .opaqueRGBA
             }
             guard let probe = ColorTransform(context: context, source: profile, layout: probeLayout) else { return nil }
-            return Facts(colorSpace: space, description: description, isSRGB: space == .rgb && probe.isIdentityOnProbeColors())
+            return (Facts(colorSpace: space, description: description, isSRGB: space == .rgb && probe.isIdentityOnProbeColors()), probe)
         } ?? nil
     }
 }
