@@ -51,8 +51,23 @@ struct ThumbnailTests {
         // A 4000×3000 JPEG for a 256 px thumbnail decodes at 1/8 (500×375), never at full size.
         let header = ImageHeader(format: .jpeg, pixelWidth: 4000, pixelHeight: 3000, hasAlpha: false)
         #expect(JPEGCoder.scaledSize(header, atLeast: (256, 192)) == (500, 375))
-        #expect(JPEGCoder.scaledSize(header, atLeast: (1200, 900)) == (1500, 1125))  // 3/8
+        #expect(JPEGCoder.scaledSize(header, atLeast: (1000, 750)) == (1000, 750))  // 1/4
+        // Only the scales with SIMD inverse DCTs: 1/2, not 3/8 (1500 × 1125).
+        #expect(JPEGCoder.scaledSize(header, atLeast: (1200, 900)) == (2000, 1500))
         #expect(JPEGCoder.scaledSize(header, atLeast: (4000, 3000)) == (4000, 3000))
+        // P7's 1024-pixel request from 1600 × 1200: the whole picture, not 3/4 (1200 × 900),
+        // which libjpeg-turbo decodes in scalar 6 × 6 and 12 × 12 IDCTs, slower than at 1/1.
+        let photo = ImageHeader(format: .jpeg, pixelWidth: 1600, pixelHeight: 1200, hasAlpha: false)
+        #expect(JPEGCoder.scaledSize(photo, atLeast: (1024, 768)) == (1600, 1200))
+        for (width, height) in [(1600, 1200), (1201, 799), (33, 17), (1, 1)] {
+            let source = ImageHeader(format: .jpeg, pixelWidth: width, pixelHeight: height, hasAlpha: false)
+            for target in [(1, 1), (width / 3, height / 3), (width / 2, height / 2), (width, height)] {
+                let size = JPEGCoder.scaledSize(source, atLeast: target)
+                let scale = JPEGCoder.scalingFactor(source, fitting: size)
+                #expect(size.0 >= target.0 && size.1 >= target.1)
+                #expect(8 * scale.num % scale.denom == 0 && [1, 2, 4, 8].contains(8 * scale.num / scale.denom), "\(width)x\(height) → \(target): \(scale)")
+            }
+        }
     }
 
     @Test func webpThumbnailIsScaledByLibwebp() throws {
