@@ -29,8 +29,14 @@ final class CacheIndex: Sendable {
         configuration.busyMode = .timeout(busyTimeout.seconds)
         configuration.maximumReaderCount = 4
         configuration.label = "webimage.disk-cache"
+        // A new index is made without syncs: switching a new file to WAL and GRDB's first write
+        // cost five `fdatasync`s (60 ms on this machine's disk, a tenth of a 24-photo `fetch`
+        // into a new cache folder). Nothing is lost by a crash then: an index left without its
+        // schema gets it at the next open, a damaged one is moved aside (below). GRDB sets
+        // `synchronous = NORMAL` on the writer once WAL is on, so every later commit is as before.
+        let isNew = !FileManager.default.fileExists(atPath: path)
         configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")  // WAL: commits survive crashes
+            try db.execute(sql: isNew ? "PRAGMA synchronous = OFF" : "PRAGMA synchronous = NORMAL")  // WAL: commits survive crashes
             try db.execute(sql: "PRAGMA journal_size_limit = \(footprint.walBudget)")
             try db.execute(sql: "PRAGMA wal_autocheckpoint = \(footprint.walPages)")
         }
