@@ -133,7 +133,7 @@ extension ImageServer {
         var hasher = SHA256()
         hasher.update(data: SHA256.hash(data: source).withUnsafeBytes { Data($0) })
         hasher.update(data: Data(fields.text.utf8))
-        let digest = hasher.finalize().prefix(16).map { String(format: "%02x", $0) }.joined()
+        let digest = Hex.lowercase(hasher.finalize().prefix(16))
         return "\"\(digest)\""
     }
 

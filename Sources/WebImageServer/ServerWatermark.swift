@@ -47,7 +47,7 @@ public struct ServerWatermark: Sendable {
             throw InvalidWatermark(description: "the watermark must be 1 to \(Self.maxPixels) pixels")
         }
         image = upright
-        digest = SHA256.hash(data: data).prefix(16).map { String(format: "%02x", $0) }.joined()
+        digest = Hex.lowercase(SHA256.hash(data: data).prefix(16))
     }
 
     /// The file at `path`, read only up to the size limit.

@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import Crypto
+import WebImage
 public import Foundation
 
 /// AWS Signature Version 4 (header form) for one request without a body: the `Authorization`
@@ -60,12 +61,12 @@ public struct SignatureV4: Sendable {
         let day = String(amzDate.prefix(8))
         let scope = "\(day)/\(region)/\(service)/aws4_request"
         let request = canonicalRequest(method: method, path: path, query: query, headers: headers, payloadHash: payloadHash)
-        let toSign = ["AWS4-HMAC-SHA256", amzDate, scope, Self.hex(SHA256.hash(data: Data(request.utf8)))].joined(separator: "\n")
+        let toSign = ["AWS4-HMAC-SHA256", amzDate, scope, Hex.lowercase(SHA256.hash(data: Data(request.utf8)))].joined(separator: "\n")
         var key = SymmetricKey(data: Data("AWS4\(secretAccessKey)".utf8))
         for part in [day, region, service, "aws4_request"] {
             key = SymmetricKey(data: Data(HMAC<SHA256>.authenticationCode(for: Data(part.utf8), using: key)))
         }
-        let signature = Self.hex(HMAC<SHA256>.authenticationCode(for: Data(toSign.utf8), using: key))
+        let signature = Hex.lowercase(HMAC<SHA256>.authenticationCode(for: Data(toSign.utf8), using: key))
         let signed = Self.canonicalHeaders(headers).map(\.0).joined(separator: ";")
         return "AWS4-HMAC-SHA256 Credential=\(accessKeyID)/\(scope), SignedHeaders=\(signed), Signature=\(signature)"
     }
@@ -77,10 +78,4 @@ public struct SignatureV4: Sendable {
         }.sorted { $0.0 < $1.0 }
     }
 
-    static func hex<D: Sequence>(_ bytes: D) -> String where D.Element == UInt8 {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for b in bytes { out += [digits[Int(b >> 4)], digits[Int(b & 0xF)]] }
-        return String(decoding: out, as: UTF8.self)
-    }
 }

@@ -15,5 +15,5 @@ struct FieldDigest {
     }
 
     /// The digest in lowercase hex.
-    func hex() -> String { hash.finalize().map { String(format: "%02x", $0) }.joined() }
+    func hex() -> String { Hex.lowercase(hash.finalize()) }
 }
