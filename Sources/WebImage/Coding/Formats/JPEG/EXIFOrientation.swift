@@ -6,19 +6,23 @@ public import Foundation
 /// ``ImageOrientation/up`` ("as stored"), never an error: orientation is advisory.
 public enum EXIFOrientation {
     public static func read(fromJPEG data: Data) -> ImageOrientation {
-        let bytes = [UInt8](data.prefix(65_536 + 4))
-        var i = 2
-        while i + 4 <= bytes.count, bytes[i] == 0xFF {
-            let marker = bytes[i + 1]
-            let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
-            if marker == 0xDA || length < 2 { break }  // start of scan
-            if marker == 0xE1, i + 2 + length <= bytes.count {
-                let segment = Array(bytes[(i + 4)..<(i + 2 + length)])
-                if let value = orientation(inEXIF: segment) { return ImageOrientation(exifValue: value) }
+        // Walked in place: the first 64 KB were copied into an array for every decode, twice per
+        // rendered request (the server's size planning reads it too).
+        data.withUnsafeBytes { raw -> ImageOrientation in
+            let bytes = UnsafeRawBufferPointer(rebasing: raw.prefix(65_536 + 4))
+            var i = 2
+            while i + 4 <= bytes.count, bytes[i] == 0xFF {
+                let marker = bytes[i + 1]
+                let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
+                if marker == 0xDA || length < 2 { break }  // start of scan
+                if marker == 0xE1, i + 2 + length <= bytes.count {
+                    let segment = Array(bytes[(i + 4)..<(i + 2 + length)])
+                    if let value = orientation(inEXIF: segment) { return ImageOrientation(exifValue: value) }
+                }
+                i += 2 + length
             }
-            i += 2 + length
+            return .up
         }
-        return .up
     }
 
     private static func orientation(inEXIF s: [UInt8]) -> Int? {
