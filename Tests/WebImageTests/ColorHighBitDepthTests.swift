@@ -6,7 +6,8 @@ import Testing
 /// to 8 (``WideColorConversion``), measured on the ramps `scripts/fixtures/make-color-fixtures.py`
 /// writes (`depth/`): a slow dark-to-mid ramp tagged ProPhoto (whose 1.8 curve and wide gamut make
 /// an 8-bit conversion merge steps) as 16-bit TIFF, 10- and 12-bit AVIF (lossless) and HEIC (x265
-/// lossless in RGB), and a 16-bit grey ramp tagged with an L* grey profile. References: Pillow
+/// lossless in RGB), 16- and 10-bit lossless JPEG XL, and a 16-bit grey ramp tagged with an L* grey
+/// profile. References: Pillow
 /// converting after its own 8-bit decode (the bar) and pyvips `icc_transform(depth=16)` (the ideal).
 @Suite("Colour at high bit depth", .cpuBound)
 struct ColorHighBitDepthTests {
@@ -23,6 +24,8 @@ struct ColorHighBitDepthTests {
         Case(file: "depth/prophoto-10bit-ramp.heic", profile: "ProPhoto RGB"),
         Case(file: "depth/prophoto-12bit-ramp.heic", profile: "ProPhoto RGB"),
         Case(file: "depth/gray-16bit-ramp.png", profile: "Gray CIE*L"),
+        Case(file: "depth/prophoto-16bit-ramp.jxl", profile: "ProPhoto RGB"),
+        Case(file: "depth/prophoto-10bit-ramp.jxl", profile: "ProPhoto RGB"),
     ]
 
     static func decode(_ name: String, _ options: ImageDecodingOptions = .default) throws -> Image {
