@@ -6,8 +6,10 @@ import Testing
 /// to 8 (``WideColorConversion``), measured on the ramps `scripts/fixtures/make-color-fixtures.py`
 /// writes (`depth/`): a slow dark-to-mid ramp tagged ProPhoto (whose 1.8 curve and wide gamut make
 /// an 8-bit conversion merge steps) as 16-bit TIFF, 10- and 12-bit AVIF (lossless) and HEIC (x265
-/// lossless in RGB), 16- and 10-bit lossless JPEG XL, a two-page 16-bit TIFF (its second page:
-/// `ColorHighBitDepthPagesTests`), and a 16-bit grey ramp tagged with an L* grey profile, as PNG and as a 12-bit TIFF (a scanner's
+/// lossless in RGB), 16- and 10-bit lossless JPEG XL, a two-page 16-bit TIFF and a two-frame
+/// 10-bit AVIF sequence (their second page and frame: `ColorHighBitDepthPagesTests`), a 10-bit
+/// HEIC with premultiplied alpha (references premultiplied at 8 bits, as WebImage holds pixels),
+/// and a 16-bit grey ramp tagged with an L* grey profile, as PNG and as a 12-bit TIFF (a scanner's
 /// layout, read by `TIFFSampleModel`). References: Pillow converting after its own
 /// 8-bit decode (the bar) and pyvips `icc_transform(depth=16)` (the ideal).
 @Suite("Colour at high bit depth", .cpuBound)
@@ -29,6 +31,8 @@ struct ColorHighBitDepthTests {
         Case(file: "depth/prophoto-16bit-ramp.jxl", profile: "ProPhoto RGB"),
         Case(file: "depth/prophoto-10bit-ramp.jxl", profile: "ProPhoto RGB"),
         Case(file: "depth/prophoto-16bit-pages.tiff", profile: "ProPhoto RGB"),
+        Case(file: "depth/prophoto-10bit-sequence.avif", profile: "ProPhoto RGB"),
+        Case(file: "depth/prophoto-10bit-premultiplied.heic", profile: "ProPhoto RGB"),
     ]
 
     static func decode(_ name: String, _ options: ImageDecodingOptions = .default) throws -> Image {
@@ -68,7 +72,7 @@ struct ColorHighBitDepthTests {
     /// size and profile), one that fits both converts at 16 bits.
     @Test(arguments: cases)
     func respectsTheDecodedBytesBudget(_ fixture: Case) throws {
-        let pixels = 1024 * 8, frames = fixture.file.contains("pages") ? 2 : 1
+        let pixels = 1024 * 8, frames = fixture.file.contains("pages") || fixture.file.contains("sequence") ? 2 : 1
         var tight = ImageDecodingOptions.default, roomy = ImageDecodingOptions.default
         tight.maxDecodedBytes = (4 + 4 * frames) * pixels
         roomy.maxDecodedBytes = (8 + 4 * frames) * pixels
