@@ -6,8 +6,12 @@ import Testing
 /// to 8 (``WideColorConversion``), measured on the ramps `scripts/fixtures/make-color-fixtures.py`
 /// writes (`depth/`): a slow dark-to-mid ramp tagged ProPhoto (whose 1.8 curve and wide gamut make
 /// an 8-bit conversion merge steps) as 16-bit TIFF, 10- and 12-bit AVIF (lossless) and HEIC (x265
-/// lossless in RGB), and a 16-bit grey ramp tagged with an L* grey profile. References: Pillow
-/// converting after its own 8-bit decode (the bar) and pyvips `icc_transform(depth=16)` (the ideal).
+/// lossless in RGB), 16- and 10-bit lossless JPEG XL, a two-page 16-bit TIFF and a two-frame
+/// 10-bit AVIF sequence (their second page and frame: `ColorHighBitDepthPagesTests`), a 10-bit
+/// HEIC with premultiplied alpha (references premultiplied at 8 bits, as WebImage holds pixels),
+/// and a 16-bit grey ramp tagged with an L* grey profile, as PNG and as a 12-bit TIFF (a scanner's
+/// layout, read by `TIFFSampleModel`). References: Pillow converting after its own
+/// 8-bit decode (the bar) and pyvips `icc_transform(depth=16)` (the ideal).
 @Suite("Colour at high bit depth", .cpuBound)
 struct ColorHighBitDepthTests {
     struct Case: CustomTestStringConvertible, Sendable {
@@ -23,6 +27,12 @@ struct ColorHighBitDepthTests {
         Case(file: "depth/prophoto-10bit-ramp.heic", profile: "ProPhoto RGB"),
         Case(file: "depth/prophoto-12bit-ramp.heic", profile: "ProPhoto RGB"),
         Case(file: "depth/gray-16bit-ramp.png", profile: "Gray CIE*L"),
+        Case(file: "depth/gray-12bit-ramp.tiff", profile: "Gray CIE*L"),
+        Case(file: "depth/prophoto-16bit-ramp.jxl", profile: "ProPhoto RGB"),
+        Case(file: "depth/prophoto-10bit-ramp.jxl", profile: "ProPhoto RGB"),
+        Case(file: "depth/prophoto-16bit-pages.tiff", profile: "ProPhoto RGB"),
+        Case(file: "depth/prophoto-10bit-sequence.avif", profile: "ProPhoto RGB"),
+        Case(file: "depth/prophoto-10bit-premultiplied.heic", profile: "ProPhoto RGB"),
     ]
 
     static func decode(_ name: String, _ options: ImageDecodingOptions = .default) throws -> Image {
@@ -56,15 +66,16 @@ struct ColorHighBitDepthTests {
         #expect(ColorManagementTests.meanError(image, pillow) <= 2, "\(fixture.file) against Pillow")
     }
 
-    /// The RGBA16 buffer counts against a decoded-bytes budget (12 bytes a pixel with the result):
+    /// The RGBA16 buffer counts against a decoded-bytes budget (8 bytes a pixel beside 4 for each
+    /// RGBA8 frame or page):
     /// a budget that fits only the 8-bit decode converts after narrowing (fewer levels, the same
     /// size and profile), one that fits both converts at 16 bits.
     @Test(arguments: cases)
     func respectsTheDecodedBytesBudget(_ fixture: Case) throws {
-        let pixels = 1024 * 8
+        let pixels = 1024 * 8, frames = fixture.file.contains("pages") || fixture.file.contains("sequence") ? 2 : 1
         var tight = ImageDecodingOptions.default, roomy = ImageDecodingOptions.default
-        tight.maxDecodedBytes = 8 * pixels
-        roomy.maxDecodedBytes = 12 * pixels
+        tight.maxDecodedBytes = (4 + 4 * frames) * pixels
+        roomy.maxDecodedBytes = (8 + 4 * frames) * pixels
         let narrow = try Self.decode(fixture.file, tight), wide = try Self.decode(fixture.file, roomy)
         #expect(narrow.pixelWidth == 1024 && wide.pixelWidth == 1024)
         #expect(narrow.sourceColorProfile?.description == fixture.profile && wide.sourceColorProfile?.description == fixture.profile)

@@ -28,11 +28,12 @@ struct JXLPieceDecodeTests {
         var isImage: Bool { if case .image = self { true } else { false } }
     }
 
-    /// The JPEG XL fixtures: lossless, alpha, container, lossy, animated, ICC, P3 and PQ.
+    /// The JPEG XL fixtures: lossless, alpha, container, lossy, animated, ICC, P3, PQ and 16-bit
+    /// ProPhoto (16-bit output, converted before narrowing).
     static func fixtures() throws -> [(String, Data)] {
         let colour = CodecFixtures.directory.deletingLastPathComponent().appendingPathComponent("color")
         return try ["jxl-lossless", "jxl-alpha", "jxl-container", "jxl-lossy", "jxl-animated"].map { ($0, try CodecFixtures.data("\($0).jxl")) }
-            + ["sources/jxl-icc-adobe.jxl", "sources/jxl-encoded-p3.jxl", "hdr/pq-grey-patches.jxl"].map {
+            + ["sources/jxl-icc-adobe.jxl", "sources/jxl-encoded-p3.jxl", "hdr/pq-grey-patches.jxl", "depth/prophoto-16bit-ramp.jxl"].map {
                 ($0, try Data(contentsOf: colour.appendingPathComponent($0)))
             }
     }

@@ -21,11 +21,19 @@ struct ColorConvertingAnimation: AnimatedImageDecoding {
     }
 }
 
+/// An animated decoder that can convert its frames to sRGB itself, at high precision
+/// (``WideColorConversion``), and says whether it does.
+protocol ColorConvertedAnimation {
+    /// The profile the frames are converted from already; `nil`: they come out as stored.
+    var convertedColorProfile: ColorProfile? { get }
+}
+
 extension EmbeddedColor {
-    /// `animation`, converted to sRGB frame by frame when `handling` asks for it and the file has
-    /// a profile that needs it.
+    /// `animation`, converted to sRGB frame by frame when `handling` asks for it, the file has
+    /// a profile that needs it, and the decoder does not convert its frames itself.
     func applied(to animation: any AnimatedImageDecoding, handling: ColorHandling) -> any AnimatedImageDecoding {
         guard handling == .convertToSRGB, let profile, !profile.isSRGB else { return animation }
+        if (animation as? any ColorConvertedAnimation)?.convertedColorProfile != nil { return animation }
         return ColorConvertingAnimation(base: animation, profile: profile, isDamaged: isDamaged)
     }
 }

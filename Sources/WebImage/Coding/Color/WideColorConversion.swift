@@ -1,7 +1,8 @@
 import Foundation
 
 /// The high-precision colour conversion every decoder of more than 8 bits a sample shares
-/// (16-bit PNG and TIFF, 10- and 12-bit AVIF and HEIF): the decoder writes straight RGBA16, a
+/// (16-bit PNG, 16-bit and deep grey TIFF pages, 10- and 12-bit AVIF and HEIF, JPEG XL over 8 bits:
+/// docs/architecture/colour.md lists the layouts): the decoder writes straight RGBA16, a
 /// 16-bit LittleCMS transform converts it to sRGB, and only then are the samples rounded to
 /// 8 bits, so a smooth wide-gamut gradient keeps its steps (converting after the narrowing
 /// merges neighbouring levels where the profile's curve is steeper than sRGB's: banding).
@@ -91,6 +92,24 @@ struct WideColorConversion {
                 }
             }
             count = rowSamples * height
+        }
+    }
+
+    /// Divides premultiplied RGBA16 (host order, `stride` bytes apart, 2-byte aligned) by its
+    /// alpha in place, rounded; colour over its alpha (not valid premultiplied data) is clipped
+    /// to full, and a pixel of alpha 0 becomes black.
+    static func unpremultiply(_ rows: UnsafeMutableRawPointer, stride: Int, width: Int, height: Int) {
+        guard width > 0, height > 0 else { return }
+        for y in 0..<height {
+            let row = (rows + y * stride).assumingMemoryBound(to: UInt16.self)
+            for x in 0..<width {
+                let alpha = UInt32(row[4 * x + 3])
+                guard alpha < 65_535 else { continue }
+                for c in 0..<3 {
+                    let value = UInt32(row[4 * x + c])
+                    row[4 * x + c] = alpha == 0 ? 0 : UInt16(min(65_535, (value &* 65_535 &+ alpha / 2) / alpha))
+                }
+            }
         }
     }
 

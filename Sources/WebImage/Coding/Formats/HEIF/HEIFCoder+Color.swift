@@ -31,10 +31,12 @@ extension HEIFCoder {
 
     /// Straight RGBA8 of a decoded `heif_chroma_interleaved_RRGGBBAA_LE` image (`opaque`:
     /// `_RRGGBB_LE`, no alpha), 10 or 12 bits in each 16-bit word, converted by `conversion`
-    /// before it is narrowed. RGBA is widened to 16 bits and converted in libheif's own plane;
+    /// before it is narrowed. RGBA is widened to 16 bits and converted in libheif's own plane
+    /// (`premultiplied`: the file's samples are, and alpha is divided out at 16 bits first);
     /// RGB is copied into an RGBA16 buffer first.
     static func convertedRGBA(
-        _ image: OpaquePointer, width: Int, height: Int, format: ImageFormat, opaque: Bool, _ conversion: WideColorConversion
+        _ image: OpaquePointer, width: Int, height: Int, format: ImageFormat, opaque: Bool, premultiplied: Bool,
+        _ conversion: WideColorConversion
     ) throws(ImageDecodingError) -> [UInt8] {
         var stride: Int32 = 0
         let bits = Int(heif_image_get_bits_per_pixel_range(image, heif_channel_interleaved))
@@ -47,6 +49,7 @@ extension HEIFCoder {
         let rowBytes = Int(stride)
         guard opaque else {
             WideColorConversion.widen(plane, stride: rowBytes, samplesPerRow: 4 * width, height: height, bits: bits)
+            if premultiplied { WideColorConversion.unpremultiply(plane, stride: rowBytes, width: width, height: height) }
             return conversion.convertNarrowing(plane, stride: rowBytes, width: width, height: height)
         }
         return try conversion.decode(width: width, height: height) { out throws(ImageDecodingError) in

@@ -32,9 +32,10 @@ public struct HEIFCoder: ImageDecoding, ImageEncoding {
         try Self.withPrimaryImage(data) { handle, format throws(ImageDecodingError) in
             let header = try Self.header(handle, format)
             try options.checkPixelLimit(header)
-            // 10- and 12-bit images whose profile converts decode at 16 bits (premultiplied ones
-            // at 8 bits: the 8-bit path un-premultiplies before converting).
-            let wide = heif_image_handle_is_premultiplied_alpha(handle) != 0 ? nil : WideColorConversion.planned(
+            // 10- and 12-bit images whose profile converts decode at 16 bits (premultiplied
+            // ones are un-premultiplied at 16 bits before converting).
+            let premultiplied = header.hasAlpha && heif_image_handle_is_premultiplied_alpha(handle) != 0
+            let wide = WideColorConversion.planned(
                 width: header.pixelWidth, height: header.pixelHeight,
                 bitDepth: Int(heif_image_handle_get_luma_bits_per_pixel(handle)), options: options
             ) { EmbeddedColor.read(from: data, format: format) }
@@ -55,14 +56,15 @@ public struct HEIFCoder: ImageDecoding, ImageEncoding {
             }
             var pixels: [UInt8]
             if let wide {
-                pixels = try Self.convertedRGBA(decoded, width: width, height: height, format: format, opaque: !header.hasAlpha, wide)
+                pixels = try Self.convertedRGBA(
+                    decoded, width: width, height: height, format: format, opaque: !header.hasAlpha, premultiplied: premultiplied, wide)
             } else {
                 pixels = try Self.packedRGBA(decoded, width: width, height: height, format: format)
             }
             let isOpaque: Bool
             if !header.hasAlpha {
                 isOpaque = true
-            } else if heif_image_handle_is_premultiplied_alpha(handle) != 0 {
+            } else if premultiplied, wide == nil {
                 isOpaque = PixelOperations.isOpaque(pixels)
             } else {
                 isOpaque = PixelOperations.premultiply(&pixels)

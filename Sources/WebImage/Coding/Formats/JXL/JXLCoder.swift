@@ -12,6 +12,8 @@ public import Foundation
 /// The pixels are decoded from the file given to libjxl 64 KB at a time, with a look at
 /// `Task.isCancelled` between pieces (libjxl decodes each group as soon as its bytes are in), so
 /// a cancelled task stops within a piece's work; the image is the one a single call makes.
+/// Files of more than 8 bits a sample whose pixels are not stated as sRGB are taken as 16-bit
+/// samples and converted to sRGB before narrowing (`WideOutput`); the rest as 8-bit samples.
 /// libjxl reports every failure by status code; it never aborts or prints.
 ///
 /// ```swift
@@ -41,6 +43,14 @@ public struct JXLCoder: ImageDecoding {
             let width = scan.header.pixelWidth, height = scan.header.pixelHeight
             let sizing = FrameSizing(width: width, height: height, options: options)
             let limit = options.framesToDecode(of: scan.header.frameCount)
+            // More than 8 bits a sample in a colour space that converts: 16-bit output,
+            // converted before narrowing (the profile is read only then).
+            var wide: WideOutput?
+            if scan.bitsPerSample > 8, !scan.dataIsSRGB, let conversion = WideColorConversion.planned(
+                width: width, height: height, frames: limit, bitDepth: scan.bitsPerSample, options: options,
+                color: { EmbeddedColor.read(from: data, format: .jpegXL) }) {
+                wide = try WideOutput(conversion, width: width, height: height)
+            }
             let decoder = try Session(bytes, events: JXL_DEC_FRAME.rawValue | JXL_DEC_FULL_IMAGE.rawValue, pieceSize: pieceSize)
             var format = JxlPixelFormat(num_channels: 4, data_type: JXL_TYPE_UINT8, endianness: JXL_NATIVE_ENDIAN, align: 0)
             var pixels: [UInt8] = []
@@ -54,6 +64,10 @@ public struct JXLCoder: ImageDecoding {
                         duration = scan.milliseconds(ticks: Int(frame.duration))
                     }
                 case JXL_DEC_NEED_IMAGE_OUT_BUFFER:
+                    if let wide {
+                        try wide.attach(decoder.handle)
+                        continue
+                    }
                     var size = 0
                     guard JxlDecoderImageOutBufferSize(decoder.handle, &format, &size) == JXL_DEC_SUCCESS,
                           size == width * height * 4 else { throw .corrupt(format: .jpegXL, reason: "unexpected frame size") }
@@ -64,16 +78,17 @@ public struct JXLCoder: ImageDecoding {
                     }
                     guard status == JXL_DEC_SUCCESS else { throw .corrupt(format: .jpegXL, reason: "output buffer refused") }
                 case JXL_DEC_FULL_IMAGE:
+                    if let wide { pixels = wide.frame() }
                     if scan.hasAlpha { _ = PixelOperations.premultiply(&pixels) }
                     frames.append(ImageFrame(pixels: sizing.shrink(pixels), duration: ImageFrame.clampedDuration(milliseconds: duration)))
                 case JXL_DEC_SUCCESS:
                     guard !frames.isEmpty else { throw .corrupt(format: .jpegXL, reason: "no frame in the file") }
-                    return scan.image(frames, sizing: sizing, options: options)
+                    return scan.image(frames, sizing: sizing, options: options, convertedFrom: wide?.conversion.profile)
                 default:
                     continue
                 }
             }
-            return scan.image(frames, sizing: sizing, options: options)
+            return scan.image(frames, sizing: sizing, options: options, convertedFrom: wide?.conversion.profile)
         }
     }
 
@@ -102,6 +117,8 @@ public struct JXLCoder: ImageDecoding {
         var bitsPerSample = 8
         var colorChannels = 3
         var hasICCProfile = false
+        /// The decoded pixels are stated as sRGB (``JXLCoder/dataIsSRGB(_:)``).
+        var dataIsSRGB = false
 
         func milliseconds(ticks: Int) -> Int {
             guard ticksPerSecond.numerator > 0 else { return 0 }
@@ -109,11 +126,13 @@ public struct JXLCoder: ImageDecoding {
             return overflow ? Int(Int32.max) : min(product / ticksPerSecond.numerator, Int(Int32.max))
         }
 
-        func image(_ frames: [ImageFrame], sizing: FrameSizing, options: ImageDecodingOptions) -> Image {
+        /// `profile`: the frames were converted from it already (``Image/applyColor`` leaves them).
+        func image(_ frames: [ImageFrame], sizing: FrameSizing, options: ImageDecodingOptions, convertedFrom profile: ColorProfile?) -> Image {
             var image = Image.decoded(
                 format: .jpegXL, pixelWidth: sizing.targetWidth, pixelHeight: sizing.targetHeight, frames: frames,
                 frameCount: header.frameCount, loopCount: loopCount, scale: options.scale, knownOpaque: !hasAlpha)
             image.orientation = orientation
+            image.sourceColorProfile = profile
             return image
         }
     }
@@ -127,13 +146,14 @@ public struct JXLCoder: ImageDecoding {
               info.xsize > 0, info.ysize > 0
         else { throw .corrupt(format: .jpegXL, reason: "no image header") }
         try limit?.checkPixelLimit(ImageHeader(format: .jpegXL, pixelWidth: Int(info.xsize), pixelHeight: Int(info.ysize), hasAlpha: false))
-        var frames = 0, hasICC = false
+        var frames = 0, hasICC = false, dataIsSRGB = false
         while true {
             let status = try decoder.next()
             if status == JXL_DEC_FRAME { frames += 1 } else if status == JXL_DEC_SUCCESS { break }
             if status == JXL_DEC_COLOR_ENCODING {
                 var encoding = JxlColorEncoding()
                 hasICC = JxlDecoderGetColorAsEncodedProfile(decoder.handle, nil, JXL_COLOR_PROFILE_TARGET_ORIGINAL, &encoding) != JXL_DEC_SUCCESS
+                dataIsSRGB = Self.dataIsSRGB(decoder.handle)
             }
         }
         guard frames > 0 else { throw .corrupt(format: .jpegXL, reason: "no frame in the file") }
@@ -149,6 +169,7 @@ public struct JXLCoder: ImageDecoding {
         scan.bitsPerSample = Int(info.bits_per_sample)
         scan.colorChannels = Int(info.num_color_channels)
         scan.hasICCProfile = hasICC
+        scan.dataIsSRGB = dataIsSRGB
         return scan
     }
 

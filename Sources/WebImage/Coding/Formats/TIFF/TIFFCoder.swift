@@ -58,10 +58,14 @@ public struct TIFFCoder: ImageDecoding {
                     width: header.pixelWidth, height: header.pixelHeight, frames: chosen.count, limit: options.maxPixelCount)
             }
             let sizing = FrameSizing(width: header.pixelWidth, height: header.pixelHeight, options: options)
-            // One 16-bit page whose profile converts: converted at 16 bits (the profile is the
-            // first page's, which applyColor would give every page).
-            let wide = chosen.count != 1 || !TIFFFile.readsWide(chosen[0].page) ? nil : WideColorConversion.planned(
-                width: header.pixelWidth, height: header.pixelHeight, bitDepth: 16, options: options
+            // 16-bit pages whose profile converts: converted at 16 bits, one page at a time (the
+            // profile is the first page's, which applyColor would give every page). Every page
+            // must be read so, and none larger than the canvas, or all take the 8-bit path.
+            let readsWide = chosen.allSatisfy {
+                TIFFFile.readsWide($0.page) && $0.page.width <= header.pixelWidth && $0.page.height <= header.pixelHeight
+            }
+            let wide = !readsWide ? nil : WideColorConversion.planned(
+                width: header.pixelWidth, height: header.pixelHeight, frames: chosen.count, bitDepth: 16, options: options
             ) { EmbeddedColor.read(from: data, format: .tiff) }
             var frames: [ImageFrame] = [], repairs: ImageRepairs = []
             for (index, page) in chosen {

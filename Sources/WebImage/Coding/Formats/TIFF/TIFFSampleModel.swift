@@ -77,7 +77,28 @@ struct TIFFSampleModel {
         }
     }
 
+    /// Converts one row of a grey page to straight RGBA16 at `out` (host order, R = G = B,
+    /// `row.count` pixels): the levels of ``convert(_:into:)`` rounded to 16 bits instead of 8,
+    /// for the high-precision colour path (``TIFFFile/readWidePixels(_:into:)``).
+    func convertWide(_ row: TIFFFile.SampleRow, into out: UnsafeMutablePointer<UInt16>) {
+        guard case .grey(let minIsWhite) = colour else { return }
+        let separate = row.planes.count > 1
+        func levelAt(_ pixel: Int, _ channel: Int) -> Double {
+            let raw = separate ? sample(row.planes[channel], pixel) : sample(row.planes[0], pixel * samplesPerPixel + channel)
+            return self.level(raw, channel: channel)
+        }
+        for i in 0..<row.count {
+            let alpha = hasAlpha ? levelAt(i, 1) : 1
+            var grey = levelAt(i, 0)
+            if hasAlpha, alphaIsAssociated, alpha > 0 { grey = min(grey / alpha, 1) }
+            let value = Self.wide(minIsWhite ? 1 - grey : grey)
+            (out[4 * i], out[4 * i + 1], out[4 * i + 2], out[4 * i + 3]) = (value, value, value, Self.wide(alpha))
+        }
+    }
+
     // MARK: - Internals
+
+    private static func wide(_ level: Double) -> UInt16 { UInt16((clipped(level) * 65_535).rounded(.toNearestOrEven)) }
 
     private var isLab: Bool { if case .lab = colour { true } else { false } }
 

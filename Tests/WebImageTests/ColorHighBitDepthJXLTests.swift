@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+/// JPEG XL's choice between libjxl's 16-bit and 8-bit output: 16 bits (converted before
+/// narrowing) only when the file has more than 8 bits a sample and its pixels are not stated as
+/// sRGB (the ProPhoto ramps are measured with the other containers in `ColorHighBitDepthTests`),
+/// given to libjxl in pieces as every JPEG XL decode is.
+@Suite("Colour at high bit depth: JPEG XL", .cpuBound)
+struct ColorHighBitDepthJXLTests {
+    /// A 16-bit JPEG XL stated as sRGB converts nothing: its pixels are libjxl's 8-bit output,
+    /// as with colour handling `ignore`, and no profile is reported.
+    @Test func anSRGBJPEGXLOfSixteenBitsIsNotConverted() throws {
+        let file = "depth/untagged-16bit-ramp.jxl"
+        var ignore = ImageDecodingOptions.default
+        ignore.colorHandling = .ignore
+        let image = try ColorHighBitDepthTests.decode(file), ignored = try ColorHighBitDepthTests.decode(file, ignore)
+        #expect(image.pixels == ignored.pixels)
+        #expect(image.sourceColorProfile == nil && image.colorProfile == nil)
+        #expect(try JXLCoder.properties(try ColorManagementTests.load(file)).bitDepth == 16)
+    }
+
+    /// The deep ProPhoto file comes out of `JXLCoder` itself converted (the profile reported as
+    /// the source, none kept), so `applyColor` leaves it; in pieces of any size it is the same
+    /// image (`JXLPieceDecodeTests`). With `ignore` the decoder converts nothing.
+    @Test func aDeepJPEGXLIsConvertedByTheDecoder() throws {
+        let file = "depth/prophoto-16bit-ramp.jxl"
+        let data = try ColorManagementTests.load(file)
+        let decoded = try JXLCoder().decode(data, options: .default)
+        #expect(decoded.sourceColorProfile?.description == "ProPhoto RGB" && decoded.colorProfile == nil)
+        #expect(decoded.pixels == (try ColorHighBitDepthTests.decode(file)).pixels)
+        var ignore = ImageDecodingOptions.default
+        ignore.colorHandling = .ignore
+        let stored = try JXLCoder().decode(data, options: ignore)
+        #expect(stored.sourceColorProfile == nil && stored.pixels != decoded.pixels)
+    }
+}
