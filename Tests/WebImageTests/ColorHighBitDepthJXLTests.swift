@@ -9,14 +9,15 @@ import Testing
 @Suite("Colour at high bit depth: JPEG XL", .cpuBound)
 struct ColorHighBitDepthJXLTests {
     /// A 16-bit JPEG XL stated as sRGB converts nothing: its pixels are libjxl's 8-bit output,
-    /// as with colour handling `ignore`, and no profile is reported.
+    /// as with colour handling `ignore`; a profile it reports is sRGB, and none is kept.
     @Test func anSRGBJPEGXLOfSixteenBitsIsNotConverted() throws {
         let file = "depth/untagged-16bit-ramp.jxl"
         var ignore = ImageDecodingOptions.default
         ignore.colorHandling = .ignore
         let image = try ColorHighBitDepthTests.decode(file), ignored = try ColorHighBitDepthTests.decode(file, ignore)
         #expect(image.pixels == ignored.pixels)
-        #expect(image.sourceColorProfile == nil && image.colorProfile == nil)
+        #expect(image.sourceColorProfile?.isSRGB ?? true, "\(String(describing: image.sourceColorProfile?.description))")
+        #expect(image.colorProfile == nil)
         #expect(try JXLCoder.properties(try ColorManagementTests.load(file)).bitDepth == 16)
     }
 
