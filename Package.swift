@@ -150,6 +150,7 @@ let package = Package(
                 "CPNGIncremental",  // the incremental PNG tests check the canvas is never allocated over the limit
                 "CTurboJPEG",  // the row-by-row JPEG decode is compared with TurboJPEG's one-call decode
                 "CWebP",  // the WebP decode fed in pieces is compared with WebPDecode's one call
+                "CJxl",  // libjxl's parallel-runner types: the cancellable runner is called alone
                 "CColorKernel", "CLcms2",  // the vector colour kernel's encode and scalar fallback are checked alone
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),  // the disk cache tests damage the index

@@ -127,14 +127,14 @@ extension HeavyTests {
             }.value
         }
 
-        /// Runs `decode` on a thread of its own, cancels it once it has used 5 ms of CPU, and
+        /// Runs `decode` on a thread of its own, cancels it once it has used `cpu` of CPU, and
         /// returns what it threw and the CPU time its thread used after the cancel. The cancel
         /// comes from a thread of its own (the tests' cooperative threads can be late by more than
         /// a whole decode when the suite runs); CPU time, not wall time, because on a loaded
         /// machine the decode's thread may wait for a core longer than the bound, while what it
         /// spends after the cancel is the decoder's doing.
         static func cancelSoonAfterStart(
-            _ decode: @escaping @Sendable () throws(ImageDecodingError) -> Void
+            after cpu: Duration = .milliseconds(5), _ decode: @escaping @Sendable () throws(ImageDecodingError) -> Void
         ) async -> (ImageDecodingError?, Duration) {
             let executor = ImageWorkExecutor(threads: 1, name: "test-decode-cancel")
             defer { executor.shutdown() }
@@ -148,7 +148,7 @@ extension HeavyTests {
                     return (error, cpu.used)
                 }
             }
-            let spentAtCancel = await job.cancel(work, afterUsing: .milliseconds(5))
+            let spentAtCancel = await job.cancel(work, afterUsing: cpu)
             let (error, spentAtEnd) = await work.value
             return (error, spentAtEnd - spentAtCancel)
         }

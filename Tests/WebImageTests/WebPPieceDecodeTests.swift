@@ -4,8 +4,9 @@ import Testing
 @testable import WebImage
 import WebImageOrigin
 
-/// WebP stills are given to libwebp's incremental decoder 64 KB at a time (so that a cancel can
-/// stop them between pieces): the image is the one `WebPDecode` makes in one call.
+/// WebP stills are given to libwebp's incremental decoder a piece at a time (1/128 of the coded
+/// data, 256 bytes to 64 KB, so that a cancel can stop them between pieces): the image is the one
+/// `WebPDecode` makes in one call.
 @Suite("WebP decoded in pieces", .cpuBound)
 struct WebPPieceDecodeTests {
     /// `WebPDecode` of the whole file in one call, straight RGBA at `width` × `height`.

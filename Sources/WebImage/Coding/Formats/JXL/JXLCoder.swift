@@ -10,11 +10,13 @@ public import Foundation
 /// ``ImageFrame/clampedDuration(milliseconds:)``) and the stored loop count (0 = forever).
 /// Orientation is reported in ``Image/orientation``, not applied; associated alpha is handled.
 /// The pixels are decoded from the file given to libjxl 64 KB at a time, with a look at
-/// `Task.isCancelled` between pieces (libjxl decodes each group as soon as its bytes are in), so
-/// a cancelled task stops within a piece's work; the image is the one a single call makes.
+/// `Task.isCancelled` between pieces (libjxl decodes each group as soon as its bytes are in), and
+/// libjxl's parallel sections run through a runner that looks before each group or row (a tiny
+/// file can hold a huge image), so a cancelled task stops within a group's work and throws
+/// ``ImageDecodingError/cancelled``; the image is the one a single call makes.
 /// Files of more than 8 bits a sample whose pixels are not stated as sRGB are taken as 16-bit
 /// samples and converted to sRGB before narrowing (`WideOutput`); the rest as 8-bit samples.
-/// libjxl reports every failure by status code; it never aborts or prints.
+/// libjxl reports every failure by status code (Debian's build also writes a trace of it to stderr).
 ///
 /// ```swift
 /// let image = try JXLCoder().decode(data, options: .default)

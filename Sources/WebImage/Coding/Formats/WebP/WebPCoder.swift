@@ -4,7 +4,8 @@ public import Foundation
 /// WebP decoding and encoding over libwebp: lossy, lossless, alpha and animation.
 ///
 /// Still images decode through libwebp's incremental decoder into a buffer we own, given the
-/// file 64 KB at a time with a look at `Task.isCancelled` between pieces; with
+/// file a piece at a time (1/128 of its coded data, 256 bytes to 64 KB: ``pieceSize(for:)``)
+/// with a look at `Task.isCancelled` between pieces; with
 /// ``ImageDecodingOptions/thumbnailMaxPixelSize`` libwebp scales while decoding
 /// (`use_scaling`), so the full-size buffer is never allocated. Animations decode through
 /// `WebPAnimDecoder`, which composites each frame onto the canvas; durations are clamped with
@@ -123,7 +124,7 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
                     config.options.scaled_height = Int32(height)
                 }
                 defer { WebPFreeDecBuffer(&config.output) }
-                return decodeInPieces(src, &config)
+                return decodeInPieces(src, pieceSize: pieceSize(for: data), &config)
             }
         }
         guard let status else { throw .cancelled }
@@ -131,19 +132,32 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
         return pixels
     }
 
-    /// libwebp's incremental decoder (the same pixels as `WebPDecode`) given the file 64 KB more
-    /// at a time, looking at `Task.isCancelled` before each piece: nil when cancelled. This bounds
-    /// the work after a cancel for files whose decoding waits on their bytes (photos); not for
-    /// very compressible ones, which libwebp decodes whole from a few bytes (see ARCHITECTURE.md,
-    /// Processing, Cancellation).
-    private static func decodeInPieces(_ src: UnsafeRawBufferPointer, _ config: inout WebPDecoderConfig) -> VP8StatusCode? {
+    /// The bytes given to libwebp's incremental decoder at a time: 1/128 of the image's coded
+    /// data (its `VP8 `, `VP8L` and `ALPH` chunks, so metadata or padding chunks do not make the
+    /// pieces longer), at least 256 bytes and at most 64 KB (photos of 8 MB and more: as before).
+    /// libwebp decodes the rows (lossy: the macroblock rows) whose bytes are in, so a solid-colour
+    /// 49 MP WebP of 2–90 KB, which one or two pieces of 64 KB held, is decoded over many calls.
+    /// A lossy file's first partition (modes) must be whole before any row is decoded, and its
+    /// tokens can be 3 % of the file: 1/32 left the rows to one or two calls (82 ms), 1/128 to six.
+    static func pieceSize(for data: Data) -> Int {
+        let coded = WebPContainer(data).imageDataBytes
+        return min(1 << 16, max(256, (coded > 0 ? coded : data.count) / 128))
+    }
+
+    /// libwebp's incremental decoder (the same pixels as `WebPDecode`) given the file
+    /// `pieceSize` bytes more at a time, looking at `Task.isCancelled` before each piece: nil when
+    /// cancelled. This bounds the work after a cancel whenever decoding waits on the bytes, solid
+    /// colours included (coding.md, "Stopping a still's decode", has the measured bounds).
+    static func decodeInPieces(
+        _ src: UnsafeRawBufferPointer, pieceSize: Int, _ config: inout WebPDecoderConfig
+    ) -> VP8StatusCode? {
         guard let base = src.baseAddress?.assumingMemoryBound(to: UInt8.self), !src.isEmpty else { return VP8_STATUS_NOT_ENOUGH_DATA }
         guard let decoder = WebPIDecode(nil, 0, &config) else { return VP8_STATUS_OUT_OF_MEMORY }
         defer { WebPIDelete(decoder) }
         var given = 0
         while true {
             if Task.isCancelled { return nil }
-            given = min(src.count, given + (1 << 16))
+            given = min(src.count, given + max(1, pieceSize))
             // The same buffer, longer each time: libwebp reads it in place (no copy).
             let status = WebPIUpdate(decoder, base, given)
             if status != VP8_STATUS_SUSPENDED { return status }

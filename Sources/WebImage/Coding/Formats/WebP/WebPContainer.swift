@@ -18,6 +18,9 @@ struct WebPContainer {
     /// Whether a lossy `VP8 ` bitstream is in the file (at the top or in an `ANMF` frame); a file
     /// of `VP8L` bitstreams only is lossless.
     var hasLossyBitstream = false
+    /// The bytes of the top-level `VP8 `, `VP8L` and `ALPH` chunks (0 for a bare file too short
+    /// to say): the still image's coded data, without metadata or padding chunks.
+    var imageDataBytes = 0
 
     init(_ data: Data) {
         let bytes = data
@@ -29,6 +32,7 @@ struct WebPContainer {
             let size = byte(offset + 4) | byte(offset + 5) << 8 | byte(offset + 6) << 16 | byte(offset + 7) << 24
             let payload = offset + 8
             if tag == "VP8 " { hasLossyBitstream = true }
+            if tag == "VP8 " || tag == "VP8L" || tag == "ALPH" { imageDataBytes += min(size, max(0, bytes.count - payload)) }
             if tag == "ANMF" {
                 frameCount += 1
                 // The frame's own chunks follow its 16-byte header.
