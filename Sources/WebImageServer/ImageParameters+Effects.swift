@@ -34,8 +34,8 @@ extension ImageParameters {
 
     mutating func parseEffects(_ seen: [String: String], maxSide: Int) throws(ImageServerError) {
         func fail(_ name: String, _ rule: String) -> ImageServerError { .badParameter("'\(name)' must be \(rule)") }
-        func flag(_ name: String) throws(ImageServerError) -> Bool {
-            guard let value = seen[name] else { return false }
+        func flag(_ name: String, _ given: String? = nil) throws(ImageServerError) -> Bool {
+            guard let value = given ?? seen[name] else { return false }
             switch value {
             case "1", "true": return true
             case "0", "false": return false
@@ -67,7 +67,15 @@ extension ImageParameters {
             gravity = try Self.gravity(value)
             guard fit == .cover else { throw .badParameter("'gravity' places the crop of 'fit=cover'; it needs fit=cover") }
         }
-        extend = try flag("extend")
+        if let value = seen["extend"] {
+            // `1` or imgproxy's `1:GRAVITY`: where the image sits on the canvas.
+            let parts = value.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            extend = try flag("extend", parts[0])
+            if parts.count == 2 {
+                guard extend else { throw fail("extend", "1 or 1:GRAVITY to place the image; a gravity needs extend=1") }
+                extendGravity = try Self.gravity(parts[1], name: "extend", smart: false)
+            }
+        }
         if extend, width == nil || height == nil { throw .badParameter("'extend' needs both 'w' and 'h'") }
         if let value = seen["padding"] {
             let sides = value.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
@@ -88,13 +96,17 @@ extension ImageParameters {
         maxBytes = try whole("max_bytes", 1...(1 << 30))
     }
 
-    /// `ce`, `no`, … or `fp:X:Y` with X and Y in 0–1.
-    static func gravity(_ text: String) throws(ImageServerError) -> ImageProcessors.Gravity {
+    /// `ce`, `no`, …, `fp:X:Y` with X and Y in 0–1, or, where `smart` allows, `sm` (the smart
+    /// crop). `name` is the parameter a refusal names (`extend` takes a gravity after `1:`).
+    static func gravity(_ text: String, name: String = "gravity", smart: Bool = true) throws(ImageServerError) -> ImageProcessors.Gravity {
         if let compass = ImageProcessors.Gravity.compassNames[text] { return compass }
+        if smart, text == "sm" { return .smart }
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0] == "fp",
               let x = Double(parts[1]), let y = Double(parts[2]), (0...1).contains(x), (0...1).contains(y) else {
-            throw .badParameter("'gravity' must be ce, no, so, ea, we, noea, nowe, soea, sowe or fp:X:Y with X and Y from 0 to 1")
+            let names = smart ? "ce, no, so, ea, we, noea, nowe, soea, sowe, sm" : "ce, no, so, ea, we, noea, nowe, soea, sowe"
+            let prefix = name == "gravity" ? "" : "1:"
+            throw .badParameter("'\(name)' must be \(prefix)GRAVITY with GRAVITY \(names) or fp:X:Y with X and Y from 0 to 1")
         }
         return .focalPoint(x: x, y: y)
     }
@@ -114,7 +126,9 @@ extension ImageParameters {
         if let sharpen { steps.append(ImageProcessors.Sharpen(sigma: sharpen)) }
         if let pixelate { steps.append(ImageProcessors.Pixelate(size: pixelate)) }
         let paint = background ?? .clear
-        if extend, let targetWidth, let targetHeight { steps.append(ImageProcessors.Extend(width: targetWidth, height: targetHeight, background: paint)) }
+        if extend, let targetWidth, let targetHeight {
+            steps.append(ImageProcessors.Extend(width: targetWidth, height: targetHeight, background: paint, gravity: extendGravity))
+        }
         if let padding {
             steps.append(ImageProcessors.Padding(
                 top: scaled(padding.top), right: scaled(padding.right), bottom: scaled(padding.bottom), left: scaled(padding.left), background: paint))
@@ -129,7 +143,7 @@ extension ImageParameters {
         key.add("enlarge", enlarge ? "1" : "0")
         key.add("dpr", identifierNumber(dpr))
         key.add("gravity", gravity.identifier)
-        key.add("extend", extend ? "1" : "0")
+        key.add("extend", extend ? (extendGravity == .center ? "1" : "1:" + extendGravity.identifier) : "0")
         key.add("padding", padding.map { "\($0.top),\($0.right),\($0.bottom),\($0.left)" })
         key.add("bg", background?.hex)
         key.add("trim", trim.map(String.init))

@@ -51,6 +51,8 @@ public struct ImageParameters: Sendable {
     public var gravity: ImageProcessors.Gravity = .center
     /// `extend=1`: pads the result to exactly `w` × `h` (× `dpr`).
     public var extend = false
+    /// `extend=1:GRAVITY`: where the result sits on the padded canvas (the centre by default).
+    public var extendGravity: ImageProcessors.Gravity = .center
     public var padding: Insets?
     /// `bg`: the colour of `extend` and `padding`, and what a JPEG result is flattened onto.
     public var background: RGBAColor?

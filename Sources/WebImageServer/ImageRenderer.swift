@@ -38,7 +38,7 @@ struct ImageRenderer: Sendable {
         start = clock.now
         var steps = processors
         let done = inside.map { decoded.displayedSize == $0 } ?? false
-        if let resize = resize, !done { steps.append(resize) }
+        if let resize = resize, !done { steps.append(animated ? resize.steady : resize) }
         steps += finishing
         var image: Image
         do {
@@ -80,7 +80,7 @@ struct ImageRenderer: Sendable {
             ? (width: animation.pixelHeight, height: animation.pixelWidth) : (width: animation.pixelWidth, height: animation.pixelHeight)
         var steps = processors
         let done = insideTarget(source, header).map { upright == $0 } ?? false
-        if let resize, !done { steps.append(resize) }
+        if let resize, !done { steps.append(resize.steady) }
         steps += finishing
         let lossy = outputFormat == .webp
         let transcoder = AnimationTranscoder(format: outputFormat, quality: lossy ? Double(quality) / 100 : 1, maxFrames: options.maxFrameCount)
@@ -157,6 +157,16 @@ struct ImageRenderer: Sendable {
         let factor = max(scale(w, h), scale(h, w))
         guard factor < 1 else { return nil }
         return Int((max(w, h) * factor).rounded(.up)) + 1
+    }
+}
+
+extension ImageProcessors.Resize {
+    /// This resize for every frame of an animation: `gravity=sm` takes the centre, since a
+    /// window chosen frame by frame would jump about.
+    fileprivate var steady: Self {
+        var resize = self
+        if resize.gravity == .smart { resize.gravity = .center }
+        return resize
     }
 }
 

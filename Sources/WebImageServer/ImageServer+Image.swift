@@ -130,6 +130,12 @@ extension ImageServer {
         var fields = KeyEncoding("etag2")
         fields.add("key", key)
         fields.add("format", format.rawValue)
+        return validator(source: source, fields: fields)
+    }
+
+    /// The first 16 bytes of SHA-256(SHA-256(`source`) + `fields`), quoted: a strong ETag that
+    /// changes with the source's bytes and with every field. `/img` and `/info` use it.
+    static func validator(source: Data, fields: KeyEncoding) -> String {
         var hasher = SHA256()
         hasher.update(data: SHA256.hash(data: source).withUnsafeBytes { Data($0) })
         hasher.update(data: Data(fields.text.utf8))

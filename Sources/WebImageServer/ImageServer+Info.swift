@@ -21,6 +21,14 @@ extension ImageServer {
         return response
     }
 
+    /// The strong ETag of a description: the source's bytes and `bh` (all the JSON depends on),
+    /// under a version (`info1`) to change when the JSON's fields or their computation do.
+    static func infoETag(source: Data, parameters: InfoParameters) -> String {
+        var fields = KeyEncoding("info1")
+        fields.add("bh", "\(parameters.blurHashComponents.x):\(parameters.blurHashComponents.y)")
+        return validator(source: source, fields: fields)
+    }
+
     private func describe(_ request: Request, peer: SocketAddress?) async throws(ImageServerError) -> Response {
         try verifySignature(request)
         let query = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
@@ -28,6 +36,16 @@ extension ImageServer {
         try checkAllowed(parameters.source)
         var timing: [(String, Duration)] = []
         let (original, slot) = try await fetchSource(parameters.source.url, request: request, peer: peer, timing: &timing)
+        // As `/img`: a matching If-None-Match is answered before the decode (the tag names the bytes).
+        let etag = Self.infoETag(source: original.data, parameters: parameters)
+        let cacheControl = ResultCaching(original).cacheControl(maxAge: configuration.cacheMaxAge)
+        if Self.matches(request.headers[.ifNoneMatch], etag) {
+            slot.release()
+            var headers = HTTPFields()
+            headers[.cacheControl] = cacheControl
+            headers[.eTag] = etag
+            return Response(status: .notModified, headers: headers)
+        }
         let options = ImageInfo.decodingOptions(maxPixels: configuration.maxSourcePixels)
         let data = original.data, header = original.header, components = parameters.blurHashComponents
         // The decode's own allocation, the thumbnail and the hashes' copies of it (at most 100 px a side).
@@ -44,7 +62,8 @@ extension ImageServer {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         headers[.contentLength] = String(body.count)
-        headers[.cacheControl] = ResultCaching(original).cacheControl(maxAge: configuration.cacheMaxAge)
+        headers[.cacheControl] = cacheControl
+        headers[.eTag] = etag
         metrics.bytesOut.increment(by: body.count)
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }

@@ -59,7 +59,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Quality of lossy output (jpeg, lossy webp, avif), 1-100 (default 85); with --resize, --format or --process.")
     var quality: Int?
 
-    @Option(name: .long, help: "Process each image, e.g. resize:256x256:fill,round:12,blur:2 (also grayscale, rotate:90, crop:X,Y,W,H, crop:square, circle, flip:h, tint:RRGGBBAA).")
+    @Option(name: .long, help: "Process each image, e.g. resize:256x256:fill,round:12,blur:2 (also resize:256x256:fill:sm for the smart crop, grayscale, rotate:90, crop:X,Y,W,H, crop:square, circle, flip:h, tint:RRGGBBAA).")
     var process: String?
 
     @Option(name: .long, help: "Colour profiles of re-encoded output: srgb converts to sRGB (default), keep leaves pixels and embeds the profile, ignore drops it.")

@@ -1,17 +1,24 @@
 extension ImageProcessors {
     /// Where a crop window sits inside a larger picture: the centre, one of the eight compass
     /// points, or a focal point in 0–1 coordinates of the picture (`(0, 0)` is the top left),
-    /// which the window is centred on as far as the picture's edges allow. imgproxy's `gravity`
-    /// (`ce`, `no`, `so`, `ea`, `we`, `noea`, `nowe`, `soea`, `sowe`, `fp:X:Y`).
+    /// which the window is centred on as far as the picture's edges allow, or ``smart``: the
+    /// window that holds the most attention (``ImageProcessors/SmartCrop``). imgproxy's `gravity`
+    /// (`ce`, `no`, `so`, `ea`, `we`, `noea`, `nowe`, `soea`, `sowe`, `fp:X:Y`, `sm`).
     ///
     /// ```swift
     /// let top = try image.processed(by: [.resize(width: 400, height: 100, mode: .fill, gravity: .north)])
+    /// let interesting = try image.processed(by: [.resize(width: 256, height: 256, mode: .fill, gravity: .smart)])
     /// let face = try image.processed(by: [.resize(width: 256, height: 256, mode: .fill, gravity: .focalPoint(x: 0.3, y: 0.25))])
     /// ```
     public enum Gravity: Sendable, Hashable {
         case center, north, south, east, west, northEast, northWest, southEast, southWest
         /// A point in 0–1 coordinates; values outside are taken as the nearest edge.
         case focalPoint(x: Double, y: Double)
+        /// The window where the picture's detail, colour and skin tones are
+        /// (``ImageProcessors/SmartCrop``), chosen from the pixels; placing a window without
+        /// them (``origin(keep:total:)``) or on something other than a crop takes the centre.
+        /// Each frame of an animation processed frame by frame chooses its own window.
+        case smart
 
         /// imgproxy's short names of the centre and the compass points (`ce`, `no`, `noea`, …).
         public static let compassNames: [String: Gravity] = [
@@ -19,15 +26,17 @@ extension ImageProcessors {
             "noea": .northEast, "nowe": .northWest, "soea": .southEast, "sowe": .southWest,
         ]
 
-        /// A stable name for identifiers and cache keys (`ce`, `noea`, `fp:0.3:0.25`).
+        /// A stable name for identifiers and cache keys (`ce`, `noea`, `fp:0.3:0.25`, `sm`).
         public var identifier: String {
             switch self {
             case let .focalPoint(x, y): "fp:\(identifierNumber(x)):\(identifierNumber(y))"
+            case .smart: "sm"
             default: Self.compassNames.first { $0.value == self }!.key
             }
         }
 
-        /// The top left corner of a `keep` window within a `total` picture, inside it.
+        /// The top left corner of a `keep` window within a `total` picture, inside it (``smart``,
+        /// which needs the pixels, is the centre here).
         func origin(keep: (width: Int, height: Int), total: (width: Int, height: Int)) -> (x: Int, y: Int) {
             let free = (x: max(total.width - keep.width, 0), y: max(total.height - keep.height, 0))
             func place(_ side: Int, _ free: Int, start: Bool, end: Bool, focus: Double?) -> Int {

@@ -5,7 +5,9 @@
 /// ```
 /// spec    = step *("," step)
 /// step    = name *(":" argument)
-/// resize:WxH[:fit|fill|exact][:upscale]      resize:256x256:fill      (mode defaults to fit)
+/// resize:WxH[:fit|fill|exact][:upscale][:G] resize:256x256:fill:sm  (mode defaults to fit; G, where
+///                                            fill crops: ce, no, so, ea, we, noea, nowe, soea,
+///                                            sowe or sm, the smart crop)
 /// crop:X,Y,W,H | crop:square                 crop:0,0,100,100
 /// flip:h|v                                   flip:h
 /// rotate:DEGREES[:COLOR]                     rotate:90, rotate:30:ffffff (clockwise; corners
@@ -77,18 +79,20 @@ public enum ImageProcessorSpec {
 
         switch fields[0] {
         case "resize":
-            try expect(1...3, "resize:WIDTHxHEIGHT[:fit|fill|exact][:upscale]")
+            try expect(1...4, "resize:WIDTHxHEIGHT[:fit|fill|exact][:upscale][:GRAVITY]")
             let size = arguments[0].lowercased().split(separator: "x", omittingEmptySubsequences: false).map { Int($0) }
             guard size.count == 2, let width = size[0], let height = size[1], width > 0, height > 0 else {
                 throw fail("'\(arguments[0])' is not a size such as 256x256")
             }
-            var mode = ImageProcessors.Resize.Mode.fit, upscale = false
+            var mode = ImageProcessors.Resize.Mode.fit, upscale = false, gravity = ImageProcessors.Gravity.center
             for option in arguments.dropFirst() {
                 if let parsed = ImageProcessors.Resize.Mode(rawValue: option) { mode = parsed }
                 else if option == "upscale" { upscale = true }
-                else { throw fail("'\(option)' is neither fit, fill, exact nor upscale") }
+                else if option == "sm" { gravity = .smart }
+                else if let compass = ImageProcessors.Gravity.compassNames[option] { gravity = compass }
+                else { throw fail("'\(option)' is neither fit, fill, exact, upscale nor a gravity (ce, no, …, sm)") }
             }
-            return .resize(width: width, height: height, mode: mode, upscale: upscale)
+            return .resize(width: width, height: height, mode: mode, upscale: upscale, gravity: gravity)
         case "crop":
             try expect(1...1, "crop:X,Y,WIDTH,HEIGHT or crop:square")
             if arguments[0] == "square" { return .cropToSquare() }

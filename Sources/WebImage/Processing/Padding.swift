@@ -43,23 +43,34 @@ extension ImageProcessors {
         }
     }
 
-    /// Pads the image to at least `width × height`, centred on a `background` canvas (imgproxy's
-    /// `extend`); a side already as long is kept. Identifier: `extend(400x300,00000000)`.
+    /// Pads the image to at least `width × height` on a `background` canvas (imgproxy's
+    /// `extend`), placed where `gravity` says — centred by default, at an edge or a corner for a
+    /// compass point, or centred on a focal point of the canvas as far as the canvas allows
+    /// (``Gravity/smart`` is the centre); a side already as
+    /// long is kept. Identifier: `extend(400x300,00000000)`, with `,gravity:no` appended when
+    /// the gravity is not the centre.
     ///
     /// ```swift
     /// let boxed = try image.processed(by: [.resize(width: 400, height: 300), .extend(width: 400, height: 300, background: .white)])
+    /// let top = try image.processed(by: [.extend(width: 400, height: 300, gravity: .north)])
     /// ```
     public struct Extend: ImageProcessing, Hashable {
         public var width: Int, height: Int
         public var background: RGBAColor
+        /// Where the image sits on the canvas.
+        public var gravity: Gravity
 
-        public init(width: Int, height: Int, background: RGBAColor = .clear) {
+        public init(width: Int, height: Int, background: RGBAColor = .clear, gravity: Gravity = .center) {
             self.width = width
             self.height = height
             self.background = background
+            self.gravity = gravity
         }
 
-        public var identifier: String { "extend(\(width)x\(height),\(background.hex))" }
+        public var identifier: String {
+            let placed = gravity == .center ? "" : ",gravity:\(gravity.identifier)"
+            return "extend(\(width)x\(height),\(background.hex)\(placed))"
+        }
 
         public func outputSize(width: Int, height: Int) -> (width: Int, height: Int) {
             (max(width, self.width), max(height, self.height))
@@ -70,7 +81,9 @@ extension ImageProcessors {
             let size = outputSize(width: image.pixelWidth, height: image.pixelHeight)
             try checkOutputSize(width: size.width, height: size.height)
             if size == (image.pixelWidth, image.pixelHeight) { return image }
-            return image.placed(onCanvas: size, at: ((size.width - image.pixelWidth) / 2, (size.height - image.pixelHeight) / 2), background: background)
+            // A window the image's size within the canvas: the same placement as a crop's.
+            let at = gravity.origin(keep: (image.pixelWidth, image.pixelHeight), total: size)
+            return image.placed(onCanvas: size, at: at, background: background)
         }
     }
 }
@@ -113,12 +126,14 @@ extension ImageProcessing where Self == ImageProcessors.Padding {
 }
 
 extension ImageProcessing where Self == ImageProcessors.Extend {
-    /// The image centred on a `background` canvas of at least `width × height`.
+    /// The image on a `background` canvas of at least `width × height`, placed where `gravity`
+    /// says (centred by default).
     ///
     /// ```swift
     /// let boxed = try image.processed(by: [.extend(width: 512, height: 512, background: .white)])
+    /// let banner = try image.processed(by: [.extend(width: 512, height: 512, gravity: .southWest)])
     /// ```
-    public static func extend(width: Int, height: Int, background: RGBAColor = .clear) -> Self {
-        .init(width: width, height: height, background: background)
+    public static func extend(width: Int, height: Int, background: RGBAColor = .clear, gravity: ImageProcessors.Gravity = .center) -> Self {
+        .init(width: width, height: height, background: background, gravity: gravity)
     }
 }

@@ -10,7 +10,8 @@ extension ImageProcessors {
     /// With `upscale` false (the default) the image is never enlarged: `fit` and `fill` keep a
     /// smaller image at its size (`fill` still crops it to the target's shape if it overflows),
     /// `exact` limits each side to the source's. `gravity` places `fill`'s window (the centre by
-    /// default, see ``ImageProcessors/Gravity``). Identifier: `resize(256x256,fill,upscale:false)`, with
+    /// default, see ``ImageProcessors/Gravity``; ``Gravity/smart`` looks at the pixels, see
+    /// ``ImageProcessors/SmartCrop``). Identifier: `resize(256x256,fill,upscale:false)`, with
     /// `,gravity:no` appended when the gravity is not the centre.
     ///
     /// ```swift
@@ -50,11 +51,23 @@ extension ImageProcessors {
             let plan = plan(sourceWidth: image.pixelWidth, sourceHeight: image.pixelHeight)
             try checkOutputSize(width: plan.width, height: plan.height)
             var source = image
-            if let crop = plan.crop { source = try Crop(.rect(x: crop.x, y: crop.y, width: crop.width, height: crop.height)).process(image) }
+            if var crop = plan.crop {
+                if gravity == .smart {
+                    let origin = SmartCrop.origin(of: image, keep: (crop.width, crop.height))
+                    crop.x = origin.x
+                    crop.y = origin.y
+                }
+                source = try Crop(.rect(x: crop.x, y: crop.y, width: crop.width, height: crop.height)).process(image)
+            }
             let pixels = plan.width == source.pixelWidth && plan.height == source.pixelHeight ? source.packedPixels
                 : Resampler.resample(source.pixels, width: source.pixelWidth, height: source.pixelHeight,
                                      bytesPerRow: source.bytesPerRow, toWidth: plan.width, toHeight: plan.height)
             return image.replacing(pixels: pixels, width: plan.width, height: plan.height, isOpaque: source.isOpaque)
+        }
+
+        /// The smart crop's attention map (``SmartCrop/workingBytes``) for `fill` with ``Gravity/smart``.
+        public func workingBytes(width: Int, height: Int) -> Int {
+            mode == .fill && gravity == .smart ? SmartCrop.workingBytes : 0
         }
 
         public func outputSize(width: Int, height: Int) -> (width: Int, height: Int) {

@@ -197,7 +197,7 @@ extension ServerTests {
                     ("padding=99999999", "padding"), ("padding=1,2,3", "padding"), ("padding=-1", "padding"), ("padding=1,2,3,99999999999999999999", "padding"),
                     ("w=99999999&h=99999999&extend=1", "w"), ("w=10&extend=1", "extend"), ("w=10&h=10&extend=2", "extend"),
                     ("enlarge=yes", "enlarge"), ("bg=fff", "bg"), ("bg=%23ffffff", "bg"), ("bg=gggggg", "bg"),
-                    ("w=10&h=10&fit=cover&gravity=sm", "gravity"), ("w=10&h=10&fit=cover&gravity=fp:2:0", "gravity"),
+                    ("w=10&h=10&fit=cover&gravity=smart", "gravity"), ("w=10&h=10&fit=cover&gravity=fp:2:0", "gravity"),
                     ("w=10&h=10&fit=cover&gravity=fp:0.5", "gravity"), ("w=10&h=10&fit=cover&gravity=fp:nan:0", "gravity"),
                     ("w=10&gravity=no", "gravity"),
                 ] {
