@@ -1,5 +1,5 @@
 import Testing
-import WebImage
+@testable import WebImage
 
 /// `Gravity.smart` (`SmartCrop`): the attention score on synthetic pictures whose one salient
 /// object sits off-centre — the chosen window must hold it — and on pictures with nothing in
