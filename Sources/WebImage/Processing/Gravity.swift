@@ -16,7 +16,7 @@ extension ImageProcessors {
         case focalPoint(x: Double, y: Double)
         /// The window where the picture's detail, colour and skin tones are
         /// (``ImageProcessors/SmartCrop``), chosen from the pixels; placing a window without
-        /// them (``origin(keep:total:)``) or on something other than a crop takes the centre.
+        /// them (`origin(keep:total:)`) or on something other than a crop takes the centre.
         /// Each frame of an animation processed frame by frame chooses its own window.
         case smart
 

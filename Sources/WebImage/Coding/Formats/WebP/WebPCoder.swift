@@ -4,7 +4,7 @@ public import Foundation
 /// WebP decoding and encoding over libwebp: lossy, lossless, alpha and animation.
 ///
 /// Still images decode through libwebp's incremental decoder into a buffer we own, given the
-/// file a piece at a time (1/128 of its coded data, 256 bytes to 64 KB: ``pieceSize(for:)``)
+/// file a piece at a time (1/128 of its coded data, 256 bytes to 64 KB: `pieceSize(for:)`)
 /// with a look at `Task.isCancelled` between pieces; with
 /// ``ImageDecodingOptions/thumbnailMaxPixelSize`` libwebp scales while decoding
 /// (`use_scaling`), so the full-size buffer is never allocated. Animations decode through
