@@ -21,6 +21,9 @@ struct DiskCacheNewIndexTests {
             (try Int.fetchOne(db, sql: "PRAGMA synchronous"), try String.fetchOne(db, sql: "PRAGMA journal_mode"))
         }
         #expect(synchronous == 1, "NORMAL (1) after the index is made, not OFF (0)")
+        // Readers too: the last connection to close checkpoints, and that must sync.
+        let readerSynchronous = try cache.index.pool.read { try Int.fetchOne($0, sql: "PRAGMA synchronous") }
+        #expect(readerSynchronous == 1)
         #expect(journal == "wal")
         #expect(cache.data(for: "a") == bytes)
     }

@@ -34,9 +34,12 @@ final class CacheIndex: Sendable {
         // into a new cache folder). Nothing is lost by a crash then: an index left without its
         // schema gets it at the next open, a damaged one is moved aside (below). GRDB sets
         // `synchronous = NORMAL` on the writer once WAL is on, so every later commit is as before.
-        let isNew = !FileManager.default.fileExists(atPath: path)
+        // Only the first connection, the writer (GRDB opens it first, readers on demand): a
+        // reader can be the last connection to close, and the checkpoint it then runs must sync.
+        let unsynced = Locked(!FileManager.default.fileExists(atPath: path))
         configuration.prepareDatabase { db in
-            try db.execute(sql: isNew ? "PRAGMA synchronous = OFF" : "PRAGMA synchronous = NORMAL")  // WAL: commits survive crashes
+            let off = unsynced.withLock { first in defer { first = false }; return first }
+            try db.execute(sql: off ? "PRAGMA synchronous = OFF" : "PRAGMA synchronous = NORMAL")  // WAL: commits survive crashes
             try db.execute(sql: "PRAGMA journal_size_limit = \(footprint.walBudget)")
             try db.execute(sql: "PRAGMA wal_autocheckpoint = \(footprint.walPages)")
         }
