@@ -105,13 +105,17 @@ final class BodyChannel: Sendable {
         }
     }
 
-    /// The reader stopped: nothing more is kept, and the transfer is stopped.
+    /// The reader stopped: nothing more is kept, and a transfer still sending is stopped.
+    ///
+    /// A body that has ended needs no stop: either the transfer is over, or whoever ended it
+    /// early (the size limit) stopped it then. A cancel of a finished task is what
+    /// FoundationNetworking can trap on (see ``SessionDelegate/cancelLater(_:)``).
     func readerGone() {
-        let first = state.withLock { state -> Bool in
+        let (first, ended) = state.withLock { state -> (Bool, Bool) in
             defer { state.readerGone = true; state.pending = Data() }
-            return !state.readerGone
+            return (!state.readerGone, state.end != nil)
         }
-        if first { onReaderGone() }
+        if first, !ended { onReaderGone() }
     }
 }
 

@@ -34,10 +34,23 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         tasks.withLock { $0[task.taskIdentifier] = state }
     }
 
-    /// Cancels `task` from another thread: `URLSessionTask.cancel()` runs `workQueue.sync`,
-    /// which deadlocks on the work queue itself, where the delegate's callbacks run.
-    static func cancelLater(_ task: URLSessionTask) {
-        DispatchQueue.global().async { task.cancel() }
+    /// Cancels `task` from another thread, unless it has already finished.
+    ///
+    /// Another thread: `URLSessionTask.cancel()` runs `workQueue.sync`, which deadlocks on the
+    /// work queue itself, where the delegate's callbacks run. Only while running: in
+    /// FoundationNetworking (swift-corelibs-foundation 6.3.1, upstream issue #3296) a cancel that
+    /// meets the transfer's own failure can report the failure a second time after the session
+    /// has forgotten the task, which traps ("Trying to access a behaviour for a task that in not
+    /// in the registry"). A task whose completion this delegate has seen, or that is no longer
+    /// running, is not cancelled; that leaves a window of microseconds, not the whole wait.
+    func cancelLater(_ task: URLSessionTask) {
+        DispatchQueue.global().async { [self] in
+            // `.suspended`: not resumed yet (a caller cancelled before the request started).
+            let tracked = tasks.withLock { $0[task.taskIdentifier] != nil }
+            let state = task.state
+            guard state == .suspended || (tracked && state == .running) else { return }
+            task.cancel()
+        }
     }
 
     func urlSession(
@@ -74,7 +87,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
         if let tooLarge {
             body?.finish(tooLarge)
-            Self.cancelLater(dataTask)
+            cancelLater(dataTask)
         } else if let declared = head.expectedContentLength {
             body?.expect(declared)
         }
@@ -88,7 +101,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             return tasks[task.taskIdentifier]?.response.take()
         }
         continuation?.resume(throwing: error)
-        Self.cancelLater(task)
+        cancelLater(task)
     }
 
     // No back-pressure: FoundationNetworking cannot pause a running transfer (see
@@ -112,7 +125,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
         // Past the limit nothing more is kept: the consumer learns why, and the transfer stops.
         body?.finish(ImageDownloadError.tooLarge(limit: limit, declared: nil))
-        Self.cancelLater(dataTask)
+        cancelLater(dataTask)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

@@ -20,7 +20,10 @@ public import WebImage
 /// FoundationNetworking (swift-corelibs-foundation 6.3.1 converts libcurl's `Double` length with
 /// `Int64(_:)` in its header callback) before this loader sees the response, so no check here can
 /// catch it. ``HTTPDataLoader`` (the default, and what `webimage fetch` and `serve` use) refuses
-/// such a body as too large.
+/// such a body as too large. For the same reason of upstream bugs, a cancel that meets the
+/// transfer's own failure in the same microseconds can trap in FoundationNetworking (upstream
+/// issue #3296); this loader never cancels a transfer it has seen finish, which leaves only that
+/// window.
 ///
 /// ```swift
 /// let downloader = ImageDownloader(loader: URLSessionDataLoader())
@@ -68,14 +71,14 @@ public final class URLSessionDataLoader: DataLoading {
         let delegate = self.delegate
         // The reader can go inside a delegate callback, on the session's work queue, where a
         // synchronous `cancel()` would deadlock: see `InlineDelegateQueue`.
-        let channel = BodyChannel { SessionDelegate.cancelLater(task) }
+        let channel = BodyChannel { delegate.cancelLater(task) }
         let response: DataResponse = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 delegate.register(task, TaskState(response: continuation, body: channel, maxBodySize: request.maxBodySize))
                 task.resume()
             }
         } onCancel: {
-            SessionDelegate.cancelLater(task)
+            delegate.cancelLater(task)
         }
         return DataTransfer(response: response, body: DataBody(ChannelBody(channel)) { $0 })
     }

@@ -101,6 +101,19 @@ struct HeaderValueTests {
     /// the image, when a loader ignores the header and the body is whole), never a trap.
     @Test(arguments: LoaderKind.allCases)
     func hostileContentLengthsFailTyped(loader: LoaderKind) async throws {
+        switch loader {
+        case .asyncHTTPClient: try await Self.hostileContentLengths(.asyncHTTPClient)
+        case .urlSession:
+            // In a child process (an exit test), whose expectations are reported here: a cancel
+            // that meets libcurl's own failure of the same transfer can trap inside
+            // FoundationNetworking (upstream #3296; see `SessionDelegate.cancelLater`), and such
+            // a trap then fails this test instead of ending the whole run. It was 1 run in 40
+            // of this suite before the loader stopped cancelling finished transfers, 0 in 80 after.
+            await #expect(processExitsWith: .success) { try await HeaderValueTests.hostileContentLengths(.urlSession) }
+        }
+    }
+
+    static func hostileContentLengths(_ loader: LoaderKind) async throws {
         try await withOrigin { origin in
             let downloader = loader.downloader()
             let size = SampleFiles.standard["small.jpg"]!.count
@@ -148,6 +161,15 @@ struct HeaderValueTests {
     /// typed error (and through the pipeline, nothing is cached).
     @Test(arguments: LoaderKind.allCases)
     func resumedRangesNearTwoToThe63AreRefused(loader: LoaderKind) async throws {
+        switch loader {
+        case .asyncHTTPClient: try await Self.resumedRangesNearTwoToThe63(.asyncHTTPClient)
+        case .urlSession:
+            // In a child process, as `hostileContentLengthsFailTyped` is.
+            await #expect(processExitsWith: .success) { try await HeaderValueTests.resumedRangesNearTwoToThe63(.urlSession) }
+        }
+    }
+
+    static func resumedRangesNearTwoToThe63(_ loader: LoaderKind) async throws {
         try await withOrigin { origin in
             let downloader = loader.downloader()
             let cases: [[String]] = [
