@@ -12,10 +12,12 @@ struct DiskCacheSharedFootprintTests {
         let directory = temporaryDirectory()
         let limit = 2_000_000, bound = limit + max(1 << 20, limit / 50)
         // Four writers of 480 KiB entries: their temporary files alone are almost the limit.
+        // 50 each, so that the sampling below sees the run many times even on a busy machine
+        // (25 each gave 13 samples once, in a run beside 30 other cache suites).
         let children = (0..<4).map { n in
             Task {
                 try await WebImageCommand.run(
-                    ["cache", "fill", "--cache-dir", directory.path, "--count", "25", "--prefix", "p\(n)-", "--version", "1",
+                    ["cache", "fill", "--cache-dir", directory.path, "--count", "50", "--prefix", "p\(n)-", "--version", "1",
                      "--cache-size-mb", "2", "--no-fsync", "--entry-kib", "480"])
             }
         }

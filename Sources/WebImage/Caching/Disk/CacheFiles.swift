@@ -59,26 +59,28 @@ struct CacheFiles: Sendable {
     func path(of name: String) -> String { filesPath + "/" + name }
 
     /// Writes `data` to a temporary file, optionally `fsync`s it, and renames it to `name`:
-    /// the name appears only for complete (and, with `sync`, durable) bytes.
-    func write(_ data: Data, name: String, sync: Bool) throws(DiskCacheError) {
+    /// the name appears only for complete (and, with `sync`, durable) bytes. Entries of
+    /// `directFrom` bytes or more go past the page cache where the file system allows it
+    /// (``DirectWrite``).
+    func write(_ data: Data, name: String, sync: Bool, directFrom: Int? = nil) throws(DiskCacheError) {
         let temporary = incomingPath + "/" + UUID().uuidString
-        var descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        if descriptor < 0 && errno == ENOENT {  // the directory was removed under us
-            try createDirectories()
-            descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        }
-        guard descriptor >= 0 else { throw .writeFailed(path: temporary, reason: Self.errnoReason()) }
+        let descriptor: Int32
         var failure: String?
-        data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = systemWrite(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = Self.errnoReason()
-                    return
+        if let directFrom, data.count >= directFrom, let direct = try writeDirect(data, to: temporary) {
+            descriptor = direct
+        } else {
+            descriptor = try openNew(temporary)
+            failure = data.withUnsafeBytes { buffer -> String? in
+                var offset = 0
+                while offset < buffer.count {
+                    let written = systemWrite(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        return Self.errnoReason()
+                    }
+                    offset += written
                 }
-                offset += written
+                return nil
             }
         }
         if failure == nil && sync && fsync(descriptor) != 0 { failure = Self.errnoReason() }
@@ -93,6 +95,33 @@ struct CacheFiles: Sendable {
         if let failure {
             unlink(temporary)
             throw .writeFailed(path: temporary, reason: failure)
+        }
+    }
+
+    /// Opens the new file `path` for writing, making the folders again if they were removed
+    /// under us.
+    private func openNew(_ path: String) throws(DiskCacheError) -> Int32 {
+        var descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        if descriptor < 0 && errno == ENOENT {
+            try createDirectories()
+            descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        }
+        guard descriptor >= 0 else { throw .writeFailed(path: path, reason: Self.errnoReason()) }
+        return descriptor
+    }
+
+    /// `data` written to the new file `path` past the page cache: its open descriptor, or nil
+    /// when the file system does not do direct I/O (nothing is left behind then).
+    private func writeDirect(_ data: Data, to path: String) throws(DiskCacheError) -> Int32? {
+        var result = data.withUnsafeBytes { DirectWrite.write($0, to: path) }
+        if case .failure(let error) = result, error.errno == ENOENT {
+            try createDirectories()
+            result = data.withUnsafeBytes { DirectWrite.write($0, to: path) }
+        }
+        switch result {
+        case .success(let descriptor): return descriptor
+        case .failure(let error): throw .writeFailed(path: path, reason: error.reason)
+        case nil: return nil
         }
     }
 

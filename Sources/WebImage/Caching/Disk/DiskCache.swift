@@ -163,7 +163,7 @@ public final class DiskCache: DataCaching {
         recentRows.forget(key)
         do { try reserveRoom(for: data.count) } catch { throw logged(error, key: key) }
         defer { pending.withLock { $0.inFlight -= data.count } }
-        do { try files.write(data, name: name, sync: configuration.synchronousWrites) } catch { throw logged(error, key: key) }
+        do { try files.write(data, name: name, sync: configuration.synchronousWrites, directFrom: configuration.directWriteMinimumSize) } catch { throw logged(error, key: key) }
         var metadata = metadata
         metadata.byteCount = data.count
         let row = IndexRow(key: key, file: name, size: data.count, checksum: data.withUnsafeBytes(ContentChecksum.of), metadata: metadata)

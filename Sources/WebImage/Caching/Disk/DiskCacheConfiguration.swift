@@ -30,6 +30,13 @@ extension DiskCache {
         /// kernel keeps the written pages). On, a store costs a journal commit of the file system
         /// (milliseconds on a busy disk) and an entry survives a power cut as well.
         public var synchronousWrites: Bool
+        /// Entries of this many bytes or more are written past the kernel's page cache
+        /// (`O_DIRECT`, Linux, where the file system allows it; elsewhere as usual); nil writes
+        /// every entry the usual way. Default 1 MiB: a bulk run's originals then cost the
+        /// process no page-cache reclaim (a 3 MB photo's store took 1–7 ms of CPU buffered,
+        /// about 1 ms direct, on a machine whose memory was full of cached files), and a later
+        /// read of such an entry comes from the disk.
+        public var directWriteMinimumSize: Int?
         /// How long a write waits for another process holding the index's write lock. Default 10 s.
         public var busyTimeout: Duration
         /// Orphan files (written by a process that died before indexing them) are looked for at
@@ -45,7 +52,8 @@ extension DiskCache {
         public init(
             sizeLimit: Int = 500 << 20, maxAge: Duration = .seconds(7 * 24 * 3600), trimRatio: Double = 0.8,
             expireType: ExpireType = .accessDate, synchronousWrites: Bool = false, busyTimeout: Duration = .seconds(10),
-            orphanSweepInterval: Duration = .seconds(3600), orphanGracePeriod: Duration = .seconds(120)
+            orphanSweepInterval: Duration = .seconds(3600), orphanGracePeriod: Duration = .seconds(120),
+            directWriteMinimumSize: Int? = 1 << 20
         ) {
             self.sizeLimit = sizeLimit
             self.maxAge = maxAge
@@ -55,6 +63,7 @@ extension DiskCache {
             self.busyTimeout = busyTimeout
             self.orphanSweepInterval = orphanSweepInterval
             self.orphanGracePeriod = orphanGracePeriod
+            self.directWriteMinimumSize = directWriteMinimumSize
         }
     }
 
