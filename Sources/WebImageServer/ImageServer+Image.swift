@@ -92,7 +92,7 @@ extension ImageServer {
         headers[.contentLength] = String(image.data.count)
         headers[HTTPFields.Element.Name("X-Cache")!] = cache
         if !timing.isEmpty {
-            headers[HTTPFields.Element.Name("Server-Timing")!] = timing.map { "\($0.0);dur=\(String(format: "%.1f", $0.1.milliseconds))" }.joined(separator: ", ")
+            headers[HTTPFields.Element.Name("Server-Timing")!] = timing.map { "\($0.0);dur=\($0.1.millisecondsWithOneDecimal)" }.joined(separator: ", ")
         }
         metrics.bytesOut.increment(by: image.data.count)
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: image.data)))

@@ -42,4 +42,14 @@ extension Duration {
     }
 
     var milliseconds: Double { Double(nanoseconds) / 1_000_000 }
+
+    /// Milliseconds with one decimal, rounded (`12.3`), as `Server-Timing`'s `dur=` is written:
+    /// integer arithmetic instead of `String(format:)`, a CoreFoundation format parse per value
+    /// (three a rendered request). Negative durations count as zero; past 10⁹ s it is clamped.
+    var millisecondsWithOneDecimal: String {
+        guard self > .zero else { return "0.0" }
+        let (seconds, attoseconds) = components
+        let tenths = min(max(seconds, 0), 1_000_000_000) * 10_000 + (max(attoseconds, 0) + 50_000_000_000_000) / 100_000_000_000_000
+        return "\(tenths / 10).\(tenths % 10)"
+    }
 }

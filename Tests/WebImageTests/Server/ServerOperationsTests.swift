@@ -21,6 +21,9 @@ extension ServerTests {
                     let first = try await harness.image("photo.jpg", [("w", "80")])
                     #expect(first.status == 200 && first.header("x-cache") == "miss")
                     #expect(first.header("server-timing")?.contains("decode;dur=") == true)
+                    // Each stage as `name;dur=MILLISECONDS.TENTH` (RFC-style Server-Timing).
+                    let stages = (first.header("server-timing") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                    #expect(!stages.isEmpty && stages.allSatisfy { $0.wholeMatch(of: /[a-z]+;dur=[0-9]+\.[0-9]/) != nil }, "\(stages)")
                     let second = try await harness.image("photo.jpg", [("w", "80")])
                     #expect(second.header("x-cache") == "hit-memory" && second.body == first.body && second.header("etag") == first.header("etag"))
                     // Another parameter set is another entry; the source comes from the source cache.
