@@ -36,16 +36,23 @@ public struct ImagePresets: Sendable {
     /// Parses and checks `specs` (`NAME=PARAMETER:VALUE/…`): each preset must be a valid set of
     /// `/img` parameters on its own (`fit:cover` needs `w` and `h` in the same preset), under
     /// the output limit `maxSide`; `url`, `s` and `preset` cannot be preset. `watermark`: whether
-    /// the server has a watermark, which a preset's `wm` needs.
-    public init(_ specs: [String], onlyPresets: Bool = false, maxSide: Int = 8192, watermark: Bool = false) throws(InvalidPreset) {
+    /// the server has a default watermark, which a preset's `wm` without a name needs;
+    /// `watermarkNames`: the named ones a preset's `wm=NAME:…` may use.
+    public init(
+        _ specs: [String], onlyPresets: Bool = false, maxSide: Int = 8192, watermark: Bool = false, watermarkNames: Set<String> = []
+    ) throws(InvalidPreset) {
         var presets: [String: [(name: String, value: String)]] = [:]
         for spec in specs {
             let (name, options) = try Self.parse(spec)
             guard presets[name] == nil else { throw InvalidPreset(description: "preset '\(name)' is defined more than once") }
             do throws(ImageServerError) {
                 let parameters = try ImageParameters(query: [("url", "http://preset.invalid/")] + options, maxSide: maxSide)
-                if parameters.watermark != nil, !watermark {
-                    throw .badParameter("'wm' needs a watermark image (--watermark)")
+                if let wm = parameters.watermark {
+                    if let name = wm.name, !watermarkNames.contains(name) {
+                        throw .badParameter("'wm' names '\(name)', which is no watermark of this server (--watermark \(name)=PATH)")
+                    } else if wm.name == nil, !watermark {
+                        throw .badParameter("'wm' needs a watermark image (--watermark)")
+                    }
                 }
             } catch {
                 throw InvalidPreset(description: "preset '\(name)': \(error.message)")

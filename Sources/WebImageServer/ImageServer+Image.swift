@@ -25,16 +25,14 @@ extension ImageServer {
         try verifySignature(request)
         let query = try presets.expand(request.uri.queryParameters.map { (String($0.key), String($0.value)) })
         let parameters = try ImageParameters(query: query, maxSide: configuration.maxOutputSide)
-        if parameters.watermark != nil, configuration.watermark == nil {
-            throw .badParameter("'wm': this server has no watermark image")
-        }
+        let mark = try configuration.watermark(for: parameters.watermark)
         let processors = parameters.processors
         try RenderBudget(configuration).check(steps: processors.count)
         let source = parameters.url.absoluteString
         // Compared part by part with the parsed source; each redirect hop is checked again by the loader.
         try checkAllowed(parameters.source)
         let preference = parameters.format == .auto ? FormatNegotiation.preference(accept: request.headers[.accept]) : .none
-        let key = parameters.cacheKey(negotiated: preference.rawValue, color: configuration.colorHandling, watermark: configuration.watermark?.digest)
+        let key = parameters.cacheKey(negotiated: preference.rawValue, color: configuration.colorHandling, watermark: mark?.digest)
         var timing: [(String, Duration)] = []
 
         if let (cached, layer) = await results.image(for: key) {
@@ -54,7 +52,7 @@ extension ImageServer {
         }
 
         let renderer = ImageRenderer(
-            parameters: parameters, processors: parameters.leadingSteps, finishing: parameters.finishingSteps(for: format, watermark: configuration.watermark), outputFormat: format,
+            parameters: parameters, processors: parameters.leadingSteps, finishing: parameters.finishingSteps(for: format, watermark: mark), outputFormat: format,
             quality: parameters.quality ?? configuration.defaultQuality,
             maxPixels: configuration.maxSourcePixels, maxSide: configuration.maxOutputSide,
             colorHandling: configuration.colorHandling)

@@ -47,7 +47,7 @@ public final class ImageServer: Sendable {
         allowList = try SourceAllowList(configuration.allowedSources)
         presets = try ImagePresets(
             configuration.presets, onlyPresets: configuration.onlyPresets, maxSide: configuration.maxOutputSide,
-            watermark: configuration.watermark != nil)
+            watermark: configuration.watermark != nil, watermarkNames: Set(configuration.namedWatermarks.keys))
         queue = RenderQueue(
             maxRunning: configuration.maxConcurrentRenders, maxWaiting: configuration.maxQueuedRenders,
             maxPerClient: configuration.maxRendersPerClient)

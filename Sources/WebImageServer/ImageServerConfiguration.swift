@@ -114,8 +114,33 @@ public struct ImageServerConfiguration: Sendable {
     /// Requests may give only `url`, `preset` and `s` (imgproxy's `IMGPROXY_ONLY_PRESETS`): what
     /// is rendered is only ever what the operator defined. Off by default; needs a preset.
     public var onlyPresets = false
-    /// The image `wm=` blends over results (``ServerWatermark``); `nil` (the default): `wm` is refused.
+    /// The image `wm=` blends over results (``ServerWatermark``); `nil` (the default): `wm` without
+    /// a name is refused.
     public var watermark: ServerWatermark? = nil
+    /// Watermarks a request picks by name, `wm=NAME:…` (names as
+    /// ``ImageParameters/WatermarkOptions/isValidName(_:)`` allows). None by default; a request
+    /// naming one that is not here is refused with a 400.
+    ///
+    /// ```swift
+    /// var configuration = ImageServerConfiguration()
+    /// configuration.namedWatermarks["logo"] = try ServerWatermark(contentsOf: "/etc/webimage/logo.png")
+    /// // /img?url=…&wm=logo:0.5:soea:10:10
+    /// ```
+    public var namedWatermarks: [String: ServerWatermark] = [:]
 
     public init() {}
+}
+
+extension ImageServerConfiguration {
+    /// The watermark image `options` asks for: the named one, or the default; nil without `wm`.
+    /// A 400 when the server has no such watermark.
+    func watermark(for options: ImageParameters.WatermarkOptions?) throws(ImageServerError) -> ServerWatermark? {
+        guard let options else { return nil }
+        if let name = options.name {
+            guard let mark = namedWatermarks[name] else { throw .badParameter("'wm': this server has no watermark named '\(name)'") }
+            return mark
+        }
+        guard let watermark else { throw .badParameter("'wm': this server has no watermark image") }
+        return watermark
+    }
 }

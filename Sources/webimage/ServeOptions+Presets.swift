@@ -8,16 +8,30 @@ extension ServeOptions {
     /// `--preset`, `--presets-file`, `--only-presets` and `--watermark` (or their variables),
     /// checked now: a preset or watermark that cannot be used stops the server before it listens.
     func presetsAndWatermark(_ env: [String: String], into c: inout ImageServerConfiguration) throws {
-        if let path = try Self.value(watermark, "WEBIMAGE_WATERMARK", env) {
-            do throws(ServerWatermark.InvalidWatermark) { c.watermark = try ServerWatermark(contentsOf: path) } catch {
-                throw CLIError("--watermark: \(error.description)")
+        for entry in Self.list(watermark, "WEBIMAGE_WATERMARK", env) {
+            // NAME=PATH when what comes before the first `=` is a watermark name, else a path.
+            let split = entry.split(separator: "=", maxSplits: 1).map(String.init)
+            let name = split.count == 2 && ImageParameters.WatermarkOptions.isValidName(split[0]) ? split[0] : nil
+            let path = name == nil ? entry : split[1]
+            let mark: ServerWatermark
+            do throws(ServerWatermark.InvalidWatermark) { mark = try ServerWatermark(contentsOf: path) } catch {
+                throw CLIError("--watermark \(entry): \(error.description)")
+            }
+            if let name {
+                guard c.namedWatermarks[name] == nil else { throw CLIError("--watermark: '\(name)' is given twice") }
+                c.namedWatermarks[name] = mark
+            } else {
+                guard c.watermark == nil else { throw CLIError("--watermark: one default watermark (PATH); name the others (NAME=PATH)") }
+                c.watermark = mark
             }
         }
         c.presets = presets.isEmpty ? Self.presetList(env["WEBIMAGE_PRESETS"] ?? "") : presets
         if let path = try Self.value(presetsFile, "WEBIMAGE_PRESETS_FILE", env) { c.presets += try Self.presetsFile(path) }
         c.onlyPresets = onlyPresets || ["1", "true", "yes"].contains(env["WEBIMAGE_ONLY_PRESETS"]?.lowercased() ?? "")
         do throws(ImagePresets.InvalidPreset) {
-            _ = try ImagePresets(c.presets, onlyPresets: c.onlyPresets, maxSide: c.maxOutputSide, watermark: c.watermark != nil)
+            _ = try ImagePresets(
+                c.presets, onlyPresets: c.onlyPresets, maxSide: c.maxOutputSide, watermark: c.watermark != nil,
+                watermarkNames: Set(c.namedWatermarks.keys))
         } catch {
             throw CLIError("--preset: \(error.description)")
         }
