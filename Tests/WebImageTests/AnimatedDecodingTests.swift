@@ -20,6 +20,7 @@ struct AnimatedDecodingTests {
             + [
                 ("lossless.webp", try SampleImages.animatedWebP(width: 40, height: 30, count: 5)),
                 ("lossy-alpha.webp", try WebPCoder().encode(translucent, as: .webp, quality: 0.7)),
+                ("rules.webp", WebPAnimationFixtures.animation(width: 64, height: 48, WebPAnimationCompositingTests.rules)),
                 ("sequence.avif", try AVIFCoder().encode(AnimationTests.flatAnimation(), as: .avif, quality: 1)),
                 ("lossy-sequence.avif", try AVIFCoder().encode(translucent, as: .avif, quality: 0.6)),
             ]

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A private copy of encoded data at a fixed address, for C decoders that keep a pointer into
-/// their input between calls (`WebPAnimDecoder`, libavif's memory IO, giflib's read callback).
+/// their input between calls (libwebp's demuxer, libavif's memory IO, giflib's read callback).
 ///
 /// A `Data`'s storage may only be borrowed inside `withUnsafeBytes`; a decoder that outlives one
 /// call needs bytes that stay put until it is freed. Hold this object at least as long as the

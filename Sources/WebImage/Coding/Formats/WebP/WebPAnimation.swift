@@ -1,8 +1,9 @@
 internal import CWebP
 import Foundation
 
-/// Animated WebP through libwebp's `WebPAnimDecoder` (libwebpdemux) and `WebPAnimEncoder`
-/// (libwebpmux, in ``WebPAnimationEncoder``); the animated half of ``WebPCoder``.
+/// Animated WebP: frames through libwebp's demuxer and incremental decoder
+/// (``WebPAnimationFrames``), encoding through `WebPAnimEncoder` (libwebpmux, in
+/// ``WebPAnimationEncoder``); the animated half of ``WebPCoder``.
 enum WebPAnimation {
     /// Composited frames; the pixel limit has been checked by the caller from `header`.
     static func decode(_ data: Data, header: ImageHeader, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {

@@ -2,10 +2,10 @@ public import Foundation
 
 /// An animated WebP's frames one at a time: the ``AnimatedImageDecoding`` of ``WebPCoder``.
 ///
-/// libwebp's `WebPAnimDecoder` composites each frame as the full decode does; the delays and
-/// loop count are read from the container up front. libwebp decodes only forward, so asking for
-/// an earlier frame than the last one decodes again from the first. A still WebP is an animation
-/// of one frame.
+/// ``WebPAnimationFrames`` decodes and composites each frame as the full decode does (a cancel
+/// stops a frame's decode between pieces of its bitstream); the delays and loop count are read
+/// from the container up front. Frames decode only forward, so asking for an earlier frame than
+/// the last one decodes again from the first. A still WebP is an animation of one frame.
 ///
 /// ```swift
 /// let animation = try WebPAnimationDecoder(data)

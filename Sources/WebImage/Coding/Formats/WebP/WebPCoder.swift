@@ -7,8 +7,9 @@ public import Foundation
 /// file a piece at a time (1/128 of its coded data, 256 bytes to 64 KB: `pieceSize(for:)`)
 /// with a look at `Task.isCancelled` between pieces; with
 /// ``ImageDecodingOptions/thumbnailMaxPixelSize`` libwebp scales while decoding
-/// (`use_scaling`), so the full-size buffer is never allocated. Animations decode through
-/// `WebPAnimDecoder`, which composites each frame onto the canvas; durations are clamped with
+/// (`use_scaling`), so the full-size buffer is never allocated. Animations decode frame by frame
+/// the same way (libwebp's demuxer finds the frames, ``WebPFrameCompositor`` composites them as
+/// libwebp's `WebPAnimDecoder` does); durations are clamped with
 /// ``ImageFrame/clampedDuration(milliseconds:)``. Encoding is lossy at `quality < 1` and
 /// lossless at `quality >= 1`; images with ``Image/frames`` become animated WebP.
 ///
@@ -141,8 +142,11 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
     /// tokens can be 3 % of the file: 1/32 left the rows to one or two calls (82 ms), 1/128 to six.
     static func pieceSize(for data: Data) -> Int {
         let coded = WebPContainer(data).imageDataBytes
-        return min(1 << 16, max(256, (coded > 0 ? coded : data.count) / 128))
+        return pieceSize(codedBytes: coded > 0 ? coded : data.count)
     }
+
+    /// The same for `codedBytes` of image data (an animation frame's bitstream).
+    static func pieceSize(codedBytes: Int) -> Int { min(1 << 16, max(256, codedBytes / 128)) }
 
     /// libwebp's incremental decoder (the same pixels as `WebPDecode`) given the file
     /// `pieceSize` bytes more at a time, looking at `Task.isCancelled` before each piece: nil when
