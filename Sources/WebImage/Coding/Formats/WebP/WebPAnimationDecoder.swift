@@ -2,7 +2,7 @@ public import Foundation
 
 /// An animated WebP's frames one at a time: the ``AnimatedImageDecoding`` of ``WebPCoder``.
 ///
-/// ``WebPAnimationFrames`` decodes and composites each frame as the full decode does (a cancel
+/// `WebPAnimationFrames` decodes and composites each frame as the full decode does (a cancel
 /// stops a frame's decode between pieces of its bitstream); the delays and loop count are read
 /// from the container up front. Frames decode only forward, so asking for an earlier frame than
 /// the last one decodes again from the first. A still WebP is an animation of one frame.

@@ -8,7 +8,7 @@ public import Foundation
 /// with a look at `Task.isCancelled` between pieces; with
 /// ``ImageDecodingOptions/thumbnailMaxPixelSize`` libwebp scales while decoding
 /// (`use_scaling`), so the full-size buffer is never allocated. Animations decode frame by frame
-/// the same way (libwebp's demuxer finds the frames, ``WebPFrameCompositor`` composites them as
+/// the same way (libwebp's demuxer finds the frames, `WebPFrameCompositor` composites them as
 /// libwebp's `WebPAnimDecoder` does); durations are clamped with
 /// ``ImageFrame/clampedDuration(milliseconds:)``. Encoding is lossy at `quality < 1` and
 /// lossless at `quality >= 1`; images with ``Image/frames`` become animated WebP.
