@@ -13,8 +13,8 @@ import Musl
 /// 24–29 ms direct, the difference being reclaim, page zeroing and the copy into the cache
 /// (`copy_folio_from_iter_atomic` was 12.5 % of a thumbnailing `fetch` with the cache on).
 /// The device does the transfer, so the write waits for the disk (about 3 ms per 3 MB
-/// there), which the cache's write lane absorbs. Reads are unchanged: a later read of the
-/// entry comes from the disk instead of memory, which a bulk cache read once rarely misses.
+/// there), which the cache's write lane absorbs. Reads are unchanged (buffered): the first read
+/// of the entry comes from the disk instead of memory, later ones from the page cache as usual.
 ///
 /// `O_DIRECT` needs the buffer, the offset and the length aligned to the device's block size:
 /// the bytes are copied into a 4 KiB-aligned buffer padded to a multiple of 4 KiB, written, and

@@ -34,8 +34,8 @@ extension DiskCache {
         /// (`O_DIRECT`, Linux, where the file system allows it; elsewhere as usual); nil writes
         /// every entry the usual way. Default 1 MiB: a bulk run's originals then cost the
         /// process no page-cache reclaim (a 3 MB photo's store took 1–7 ms of CPU buffered,
-        /// about 1 ms direct, on a machine whose memory was full of cached files), and a later
-        /// read of such an entry comes from the disk.
+        /// about 1 ms direct, on a machine whose memory was full of cached files), and the first
+        /// read of such an entry comes from the disk (later ones from the page cache, as usual).
         public var directWriteMinimumSize: Int?
         /// How long a write waits for another process holding the index's write lock. Default 10 s.
         public var busyTimeout: Duration
