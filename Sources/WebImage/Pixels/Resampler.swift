@@ -111,16 +111,24 @@ public enum Resampler {
         var weightOffsets: [Int] = []
         var weights: [Float] = []
 
+        /// Built without an array per output pixel (a map of each pixel's taps was about
+        /// a thousand allocations a resize; heaptrack of `serve`, 2026-11-27): the taps are
+        /// written straight into `weights`, with the same arithmetic as before.
         init(source: Int, target: Int) {
             let scale = Double(source) / Double(target)
+            let shrinking = target < source
+            firsts.reserveCapacity(target)
+            counts.reserveCapacity(target)
+            weightOffsets.reserveCapacity(target)
+            weights.reserveCapacity(target * (shrinking ? Int(scale.rounded(.up)) + 1 : 2))
             for i in 0..<target {
-                let (first, taps) = target < source
-                    ? Self.areaTaps(i, scale: scale, source: source)
-                    : Self.triangleTaps(i, scale: scale, source: source)
+                let offset = weights.count
+                let first = shrinking
+                    ? Self.appendAreaTaps(i, scale: scale, source: source, to: &weights)
+                    : Self.appendTriangleTaps(i, scale: scale, source: source, to: &weights)
                 firsts.append(first)
-                counts.append(taps.count)
-                weightOffsets.append(weights.count)
-                weights += taps
+                counts.append(weights.count - offset)
+                weightOffsets.append(offset)
             }
         }
 
@@ -128,25 +136,30 @@ public enum Resampler {
 
         func taps(_ i: Int) -> (first: Int, count: Int, weightOffset: Int) { (firsts[i], counts[i], weightOffsets[i]) }
 
-        /// Shrinking: the source pixels the output pixel's area covers, weighted by coverage.
-        static func areaTaps(_ i: Int, scale: Double, source: Int) -> (Int, [Float]) {
+        /// Shrinking: the source pixels the output pixel's area covers, weighted by coverage;
+        /// appended to `weights`, the first source pixel returned.
+        static func appendAreaTaps(_ i: Int, scale: Double, source: Int, to weights: inout [Float]) -> Int {
             let start = Double(i) * scale, end = min(Double(i + 1) * scale, Double(source))
             let first = min(Int(start), source - 1), last = max(first, min(Int(end.rounded(.up)) - 1, source - 1))
-            let weights = (first...last).map { j -> Float in
+            for j in first...last {
                 let covered = min(end, Double(j + 1)) - max(start, Double(j))
-                return Float(max(covered, 0) / (end - start))
+                weights.append(Float(max(covered, 0) / (end - start)))
             }
-            return (first, weights)
+            return first
         }
 
         /// Growing (or keeping the size): a triangle one source pixel wide around the output
-        /// pixel's centre, over the source pixels inside the image, normalised.
-        static func triangleTaps(_ i: Int, scale: Double, source: Int) -> (Int, [Float]) {
+        /// pixel's centre, over the source pixels inside the image (one or two), normalised.
+        static func appendTriangleTaps(_ i: Int, scale: Double, source: Int, to weights: inout [Float]) -> Int {
             let centre = (Double(i) + 0.5) * scale
             let first = max(0, Int((centre - 0.5).rounded(.down))), last = min(source - 1, first + 1)
-            let raw = (first...last).map { j in max(0, 1 - abs(Double(j) + 0.5 - centre)) }
-            let total = raw.reduce(0, +)
-            return (first, raw.map { Float(total > 0 ? $0 / total : 1 / Double(raw.count)) })
+            let a = max(0, 1 - abs(Double(first) + 0.5 - centre))
+            let b = last > first ? max(0, 1 - abs(Double(last) + 0.5 - centre)) : 0
+            let total = last > first ? a + b : a
+            let count = Double(last - first + 1)
+            weights.append(Float(total > 0 ? a / total : 1 / count))
+            if last > first { weights.append(Float(total > 0 ? b / total : 1 / count)) }
+            return first
         }
     }
 
