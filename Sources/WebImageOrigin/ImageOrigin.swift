@@ -115,9 +115,9 @@ public final class ImageOrigin: Sendable {
     public func requestCount(path: String) -> Int { log.count(path) }
 
     /// Requests served in all.
-    public var totalRequests: Int { log.entries.count }
+    public var totalRequests: Int { log.totalCount }
 
-    /// Every request so far, in arrival order.
+    /// Every request so far, in arrival order (the last 50,000 to 100,000 of a long run).
     public var requests: [LoggedRequest] { log.entries }
 
     /// Every request so far but those for `/robots.txt` (which `webimage fetch` asks first, once
