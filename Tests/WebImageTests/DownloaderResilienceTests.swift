@@ -230,7 +230,10 @@ extension LoaderKind {
     func downloader(timeout: Duration, retryingOnceAfter backoff: Duration) -> ImageDownloader {
         downloader {
             $0.timeout = timeout
-            $0.retryPolicy = RetryPolicy(maxRetries: 1, baseDelay: backoff)
+            // maxDelay too: the policy caps every delay at its maxDelay (5 s by default), so a
+            // "30 s" backoff was 5 s, and a run slow enough to spend 5 s before its cancel saw the
+            // retry succeed first (CI, 2026-11-27: no error, two requests).
+            $0.retryPolicy = RetryPolicy(maxRetries: 1, baseDelay: backoff, maxDelay: backoff)
         }
     }
 }
