@@ -64,7 +64,7 @@ struct APNGCompositor {
             let raw = UnsafeMutableRawBufferPointer(buffer)
             do throws(ImageDecodingError) {
                 try decode(raw)
-                opaque = PixelOperations.premultiply(raw)
+                opaque = try PixelOperations.premultiplyStoppable(raw)
             } catch {
                 failure = error
             }
@@ -91,7 +91,7 @@ struct APNGCompositor {
             let raw = UnsafeMutableRawBufferPointer(rebasing: all[0..<count])
             do throws(ImageDecodingError) {
                 try decode(raw)
-                return .success(PixelOperations.premultiply(raw))
+                return .success(try PixelOperations.premultiplyStoppable(raw))
             } catch {
                 return .failure(error)
             }

@@ -98,7 +98,7 @@ final class AVIFFrames: FrameSequencing {
         }
         var pixels: [UInt8]
         if let wide { pixels = try AVIFCoder.rgba(image, converting: wide) } else { pixels = try AVIFCoder.rgba(image) }
-        if header.hasAlpha { _ = PixelOperations.premultiply(&pixels) }
+        if header.hasAlpha { _ = try PixelOperations.premultiplyStoppable(&pixels) }
         let duration = ImageFrame.clampedDuration(seconds: decoder.pointee.imageTiming.duration)
         position += 1
         return ImageFrame(pixels: sizing.shrink(pixels), duration: duration)

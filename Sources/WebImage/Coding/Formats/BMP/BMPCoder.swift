@@ -30,7 +30,7 @@ public struct BMPCoder: ImageDecoding {
                 try BMPPixels.rows(bytes, header: header, at: pixelOffset)
             }
             // Only pixels with alpha from the file need premultiplying (RLE gaps are already 0).
-            let isOpaque = hasAlpha ? PixelOperations.premultiply(&pixels) : true
+            let isOpaque = try hasAlpha ? PixelOperations.premultiplyStoppable(&pixels) : true
             var image = Image(
                 format: .bmp, pixelWidth: header.width, pixelHeight: header.height, pixels: pixels, isOpaque: isOpaque,
                 scale: options.scale

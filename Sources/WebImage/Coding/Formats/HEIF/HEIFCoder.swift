@@ -67,7 +67,7 @@ public struct HEIFCoder: ImageDecoding, ImageEncoding {
             } else if premultiplied, wide == nil {
                 isOpaque = PixelOperations.isOpaque(pixels)
             } else {
-                isOpaque = PixelOperations.premultiply(&pixels)
+                isOpaque = try PixelOperations.premultiplyStoppable(&pixels)
             }
             var image = Image(
                 format: format, pixelWidth: width, pixelHeight: height, pixels: pixels, isOpaque: isOpaque,

@@ -38,7 +38,7 @@ public struct ICOCoder: ImageDecoding {
                 var pixels = try BMPCoder.mapped(.ico) { () throws(BMPHeader.ParseError) in
                     try Self.bitmap(UnsafeRawBufferPointer(rebasing: bytes[entry.range]))
                 }
-                let isOpaque = PixelOperations.premultiply(&pixels)
+                let isOpaque = try PixelOperations.premultiplyStoppable(&pixels)
                 image = Image(
                     format: .ico, pixelWidth: entry.width, pixelHeight: entry.height, pixels: pixels, isOpaque: isOpaque,
                     scale: options.scale)

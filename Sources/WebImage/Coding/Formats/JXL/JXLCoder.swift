@@ -81,7 +81,7 @@ public struct JXLCoder: ImageDecoding {
                     guard status == JXL_DEC_SUCCESS else { throw .corrupt(format: .jpegXL, reason: "output buffer refused") }
                 case JXL_DEC_FULL_IMAGE:
                     if let wide { pixels = wide.frame() }
-                    if scan.hasAlpha { _ = PixelOperations.premultiply(&pixels) }
+                    if scan.hasAlpha { _ = try PixelOperations.premultiplyStoppable(&pixels) }
                     frames.append(ImageFrame(pixels: sizing.shrink(pixels), duration: ImageFrame.clampedDuration(milliseconds: duration)))
                 case JXL_DEC_SUCCESS:
                     guard !frames.isEmpty else { throw .corrupt(format: .jpegXL, reason: "no frame in the file") }

@@ -53,7 +53,7 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
                     }
                     if let failure { throw failure }
                 }
-                let isOpaque = header.hasAlpha ? PixelOperations.premultiply(&pixels) : true
+                let isOpaque = try header.hasAlpha ? PixelOperations.premultiplyStoppable(&pixels) : true
                 var image = Image(
                     format: .png, pixelWidth: header.pixelWidth, pixelHeight: header.pixelHeight,
                     pixels: pixels, isOpaque: isOpaque, scale: options.scale

@@ -190,7 +190,7 @@ public struct TIFFCoder: ImageDecoding {
         let straight = try raster.withUnsafeMutableBufferPointer { (buffer) throws(ImageDecodingError) in
             try file.readPixels(page, into: UnsafeMutableRawBufferPointer(buffer))
         }
-        if straight, page.hasAlpha { _ = PixelOperations.premultiply(&raster) }
+        if straight, page.hasAlpha { _ = try PixelOperations.premultiplyStoppable(&raster) }
         return raster
     }
 
@@ -200,7 +200,7 @@ public struct TIFFCoder: ImageDecoding {
         var pixels = try conversion.decode(width: page.width, height: page.height) { raster throws(ImageDecodingError) in
             try file.readWidePixels(page, into: raster)
         }
-        if page.hasAlpha { _ = PixelOperations.premultiply(&pixels) }
+        if page.hasAlpha { _ = try PixelOperations.premultiplyStoppable(&pixels) }
         return pixels
     }
 

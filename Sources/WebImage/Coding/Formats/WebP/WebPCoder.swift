@@ -40,7 +40,7 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
             size = Resampler.fittingSize(width: size.width, height: size.height, maxWidth: side, maxHeight: side)
         }
         var pixels = try Self.decodeStill(data, width: size.width, height: size.height, scaled: size.width != header.pixelWidth)
-        let isOpaque = header.hasAlpha ? PixelOperations.premultiply(&pixels) : true
+        let isOpaque = try header.hasAlpha ? PixelOperations.premultiplyStoppable(&pixels) : true
         return Image(
             format: .webp, pixelWidth: size.width, pixelHeight: size.height, pixels: pixels, isOpaque: isOpaque,
             scale: options.scale, orientation: EXIFOrientation.read(fromWebP: data))

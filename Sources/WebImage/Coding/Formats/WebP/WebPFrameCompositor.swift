@@ -46,10 +46,6 @@ final class WebPFrameCompositor {
         deinit { free(bytes.baseAddress) }
     }
 
-    /// Bytes copied out (and premultiplied) between looks at `Task.isCancelled`: a 49 MP canvas
-    /// is 750 bands; premultiplying one of alpha below 255 takes 30 ms in a debug build.
-    static let band = 1 << 18
-
     let width: Int
     let height: Int
     /// `width × height × 4` bytes, from the first frame on.
@@ -107,12 +103,12 @@ final class WebPFrameCompositor {
         var cancelled = false
         let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             let target = UnsafeMutableRawBufferPointer(buffer)
-            for start in stride(from: 0, to: count, by: Self.band) {
+            for start in stride(from: 0, to: count, by: PixelOperations.band) {
                 if Task.isCancelled {
                     cancelled = true
                     break
                 }
-                let end = min(count, start + Self.band)
+                let end = min(count, start + PixelOperations.band)
                 (target.baseAddress! + start).copyMemory(from: canvas.bytes.baseAddress! + start, byteCount: end - start)
                 if premultiplied { _ = PixelOperations.premultiply(UnsafeMutableRawBufferPointer(rebasing: target[start..<end])) }
             }
