@@ -35,6 +35,16 @@ struct ParkedLoads {
         return true
     }
 
+    /// Some parked load, without asking for a slot (the run's safety net: the load then waits
+    /// for its host as an unparked one does).
+    mutating func removeAny() -> Load? {
+        guard let host = byHost.keys.first, var queue = byHost[host], !queue.isEmpty else { return nil }
+        let load = queue.removeFirst()
+        byHost[host] = queue.isEmpty ? nil : queue
+        count -= 1
+        return load
+    }
+
     /// The oldest parked load of a host that `admits` it (took a slot for it), if any.
     mutating func next(admitting admits: (String) async -> Bool) async -> Load? {
         guard count > 0 else { return nil }

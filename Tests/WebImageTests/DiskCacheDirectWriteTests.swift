@@ -14,7 +14,7 @@ struct DiskCacheDirectWriteTests {
 
     /// The file is opened with `O_DIRECT` (its `/proc` flags say so), cut back to the length
     /// from the padded blocks, and reads back byte for byte.
-    @Test(arguments: [1, 4095, 4096, 4097, 1 << 20, 3_000_007])
+    @Test(arguments: [1, 4095, 4096, 4097, 1 << 20, 3_000_007, DirectWrite.chunkSize, 2 * DirectWrite.chunkSize + 4097])
     func theDescriptorIsDirectAndTheFileExact(count: Int) throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
