@@ -35,4 +35,25 @@ struct ColorHighBitDepthJXLTests {
         let stored = try JXLCoder().decode(data, options: ignore)
         #expect(stored.sourceColorProfile == nil && stored.pixels != decoded.pixels)
     }
+
+    /// A lossy (XYB) JPEG XL stated as 8 bits, tagged ProPhoto: libjxl 0.7, which has no colour
+    /// management for an ICC profile, hands it out in linear sRGB, so its 8-bit output is 8-bit
+    /// linear light and bands (Pillow converting djxl's 8-bit output: 71, 6 and 7 levels where
+    /// djxl's own float conversion to sRGB has 144, 39 and 43). Decoded at 16 bits and converted
+    /// before narrowing, it keeps the ideal's levels and stays within a level of it.
+    @Test func aLossyEightBitJPEGXLConvertsAtSixteenBits() throws {
+        let file = "depth/prophoto-8bit-lossy-ramp.jxl"
+        #expect(try JXLCoder.properties(try ColorManagementTests.load(file)).bitDepth == 8)
+        let image = try ColorHighBitDepthTests.decode(file)
+        let bar = try ColorHighBitDepthTests.decode(file + ".pillow.png")
+        let ideal = try ColorHighBitDepthTests.decode(file + ".djxl-srgb.png")
+        let ours = ColorHighBitDepthTests.levels(image), theirs = ColorHighBitDepthTests.levels(bar), best = ColorHighBitDepthTests.levels(ideal)
+        let message: Comment = "distinct levels WebImage \(ours), Pillow after djxl's 8 bits \(theirs), djxl in floats \(best)"
+        #expect(zip(ours, best).allSatisfy { $0 + 1 >= $1 }, message)
+        #expect(zip(ours, theirs).allSatisfy { $0 > $1 }, message)
+        #expect(image.sourceColorProfile != nil && image.colorProfile == nil)
+        let error = ColorManagementTests.meanError(image, ideal)
+        #expect(error <= 1, "mean error \(error) against djxl's conversion")
+    }
+
 }

@@ -38,7 +38,7 @@ public final class JPEGIncrementalDecoder: IncrementalImageDecoding {
 
         deinit {
             wi_jpeg_incremental_destroy(decoder)
-            canvas?.deallocate()
+            free(canvas?.baseAddress)
         }
 
         func append(_ chunk: Data, options: ImageDecodingOptions) {
@@ -55,8 +55,13 @@ public final class JPEGIncrementalDecoder: IncrementalImageDecoding {
                     return
                 }
                 size = (Int(width), Int(height))
-                let canvas = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: size.width * size.height * 4)
-                canvas.initialize(repeating: 0)
+                // Zeroed by calloc: fresh pages, not a loop over the whole canvas (slow in a
+                // debug build, and no cancel check inside it).
+                guard let memory = calloc(size.width * size.height * 4, 1) else {
+                    failed = true
+                    return
+                }
+                let canvas = UnsafeMutableBufferPointer(start: memory.assumingMemoryBound(to: UInt8.self), count: size.width * size.height * 4)
                 self.canvas = canvas
                 status = wi_jpeg_incremental_start(decoder, canvas.baseAddress, size.width * 4)
             }

@@ -24,11 +24,14 @@ extension JXLCoder {
             self.conversion = conversion
             self.width = width
             self.height = height
-            buffer = .allocate(byteCount: 8 * pixels, alignment: 16)
-            buffer.initializeMemory(as: UInt8.self, repeating: 0)
+            // Zeroed by calloc (fresh pages, no loop over up to 8 bytes × the pixel limit).
+            guard let memory = calloc(8 * pixels, 1) else {
+                throw .tooManyPixels(width: width, height: height, frames: 1, limit: WideColorConversion.maxPixels)
+            }
+            buffer = UnsafeMutableRawBufferPointer(start: memory, count: 8 * pixels)
         }
 
-        deinit { buffer.deallocate() }
+        deinit { free(buffer.baseAddress) }
 
         /// Gives libjxl the buffer for the next frame (at `JXL_DEC_NEED_IMAGE_OUT_BUFFER`).
         func attach(_ handle: OpaquePointer) throws(ImageDecodingError) {

@@ -45,11 +45,12 @@ public struct JXLCoder: ImageDecoding {
             let width = scan.header.pixelWidth, height = scan.header.pixelHeight
             let sizing = FrameSizing(width: width, height: height, options: options)
             let limit = options.framesToDecode(of: scan.header.frameCount)
-            // More than 8 bits a sample in a colour space that converts: 16-bit output,
-            // converted before narrowing (the profile is read only then).
+            // More than 8 bits a sample, or lossy (XYB: libjxl decodes in floats, whatever depth
+            // the file states), in a colour space that converts: 16-bit output, converted before
+            // narrowing (the profile is read only then).
             var wide: WideOutput?
-            if scan.bitsPerSample > 8, !scan.dataIsSRGB, let conversion = WideColorConversion.planned(
-                width: width, height: height, frames: limit, bitDepth: scan.bitsPerSample, options: options,
+            if scan.bitsPerSample > 8 || scan.isXYB, !scan.dataIsSRGB, let conversion = WideColorConversion.planned(
+                width: width, height: height, frames: limit, bitDepth: max(scan.bitsPerSample, scan.isXYB ? 16 : 0), options: options,
                 color: { EmbeddedColor.read(from: data, format: .jpegXL) }) {
                 wide = try WideOutput(conversion, width: width, height: height)
             }
@@ -121,6 +122,9 @@ public struct JXLCoder: ImageDecoding {
         var hasICCProfile = false
         /// The decoded pixels are stated as sRGB (``JXLCoder/dataIsSRGB(_:)``).
         var dataIsSRGB = false
+        /// Lossy VarDCT in XYB (`uses_original_profile` 0): decoded in floats, so 16-bit output
+        /// holds more than the stated bits.
+        var isXYB = false
 
         func milliseconds(ticks: Int) -> Int {
             guard ticksPerSecond.numerator > 0 else { return 0 }
@@ -172,6 +176,7 @@ public struct JXLCoder: ImageDecoding {
         scan.colorChannels = Int(info.num_color_channels)
         scan.hasICCProfile = hasICC
         scan.dataIsSRGB = dataIsSRGB
+        scan.isXYB = info.uses_original_profile == 0
         return scan
     }
 
