@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The fields of an ``Image``, kept in one reference that images share until one of them is
 /// changed (copy on write, as the standard library's arrays do).
 ///
@@ -39,6 +43,37 @@ final class ImageStorage: @unchecked Sendable {
         self.orientation = orientation
         self.frameCount = frameCount
     }
+
+    /// Frees the pixels first and then, when at least `trimAfter` bytes of them were held in
+    /// arrays small enough for glibc's heap (below its 32 MiB mmap ceiling: animation frames, not
+    /// one big still), hands the freed heap pages back to the system (`malloc_trim`). Once glibc
+    /// has seen a large block freed it serves blocks up to that size from its per-thread heaps
+    /// instead of their own mappings, and keeps them after they are freed: a fetch of 200-frame
+    /// GIFs kept a whole released animation (200 MB) resident beside the next one, past the
+    /// memory budget (docs/PERFORMANCE.md, "The memory budget in a real process").
+    deinit {
+        #if canImport(Glibc)
+        var small = pixels.count < Self.mmapCeiling ? pixels.count : 0
+        for frame in frames where frame.pixels.count < Self.mmapCeiling { small &+= frame.pixels.count }
+        guard small >= Self.trimAfter else { return }
+        pixels = []
+        frames = []
+        _ = Self.trimHeap?(0)
+        #endif
+    }
+
+    #if canImport(Glibc)
+    /// glibc's `malloc_trim`, found at run time (Swift's Glibc module leaves `malloc.h` out; a C
+    /// library without it, such as musl, gives `nil` and nothing is trimmed).
+    static let trimHeap: (@convention(c) (Int) -> Int32)? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim").map {
+        unsafeBitCast($0, to: (@convention(c) (Int) -> Int32).self)
+    }
+    #endif
+
+    /// glibc's largest dynamic mmap threshold on 64-bit systems (`DEFAULT_MMAP_THRESHOLD_MAX`).
+    static let mmapCeiling = 32 << 20
+    /// Bytes of heap-sized pixel arrays an image must hold for its end to trim the heap.
+    static let trimAfter = 16 << 20
 
     /// A copy for an image about to be changed (the pixel arrays are shared until written).
     @usableFromInline
