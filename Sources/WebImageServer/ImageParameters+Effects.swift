@@ -32,6 +32,9 @@ extension ImageParameters {
 
     func scaled(_ value: Int) -> Int { value == 0 ? 0 : max(1, Int((Double(value) * dpr).rounded())) }
 
+    /// An offset (any sign, at most the output limit) × `dpr`.
+    func scaledOffset(_ value: Int) -> Int { Int((Double(value) * dpr).rounded()) }
+
     mutating func parseEffects(_ seen: [String: String], maxSide: Int) throws(ImageServerError) {
         func fail(_ name: String, _ rule: String) -> ImageServerError { .badParameter("'\(name)' must be \(rule)") }
         func flag(_ name: String, _ given: String? = nil) throws(ImageServerError) -> Bool {
@@ -73,7 +76,18 @@ extension ImageParameters {
             extend = try flag("extend", parts[0])
             if parts.count == 2 {
                 guard extend else { throw fail("extend", "1 or 1:GRAVITY to place the image; a gravity needs extend=1") }
-                extendGravity = try Self.gravity(parts[1], name: "extend", smart: false)
+                // imgproxy's `1:GRAVITY:X:Y`: offsets in pixels after a compass gravity (a focal
+                // point, `fp:X:Y`, has none).
+                var place = parts[1]
+                let pieces = place.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+                if !place.hasPrefix("fp:"), pieces.count == 3 {
+                    guard let x = Int(pieces[1]), let y = Int(pieces[2]), (-maxSide...maxSide).contains(x), (-maxSide...maxSide).contains(y) else {
+                        throw fail("extend", "1:GRAVITY:X:Y with X and Y whole numbers of pixels from -\(maxSide) to \(maxSide)")
+                    }
+                    (extendOffsetX, extendOffsetY) = (x, y)
+                    place = pieces[0]
+                }
+                extendGravity = try Self.gravity(place, name: "extend", smart: false)
             }
         }
         if extend, width == nil || height == nil { throw .badParameter("'extend' needs both 'w' and 'h'") }
@@ -127,7 +141,9 @@ extension ImageParameters {
         if let pixelate { steps.append(ImageProcessors.Pixelate(size: pixelate)) }
         let paint = background ?? .clear
         if extend, let targetWidth, let targetHeight {
-            steps.append(ImageProcessors.Extend(width: targetWidth, height: targetHeight, background: paint, gravity: extendGravity))
+            steps.append(ImageProcessors.Extend(
+                width: targetWidth, height: targetHeight, background: paint, gravity: extendGravity,
+                offsetX: scaledOffset(extendOffsetX), offsetY: scaledOffset(extendOffsetY)))
         }
         if let padding {
             steps.append(ImageProcessors.Padding(
@@ -143,7 +159,8 @@ extension ImageParameters {
         key.add("enlarge", enlarge ? "1" : "0")
         key.add("dpr", identifierNumber(dpr))
         key.add("gravity", gravity.identifier)
-        key.add("extend", extend ? (extendGravity == .center ? "1" : "1:" + extendGravity.identifier) : "0")
+        let offsets = extendOffsetX == 0 && extendOffsetY == 0 ? "" : ":\(extendOffsetX):\(extendOffsetY)"
+        key.add("extend", extend ? (extendGravity == .center && offsets.isEmpty ? "1" : "1:" + extendGravity.identifier + offsets) : "0")
         key.add("padding", padding.map { "\($0.top),\($0.right),\($0.bottom),\($0.left)" })
         key.add("bg", background?.hex)
         key.add("trim", trim.map(String.init))

@@ -53,6 +53,9 @@ public struct ImageParameters: Sendable {
     public var extend = false
     /// `extend=1:GRAVITY`: where the result sits on the padded canvas (the centre by default).
     public var extendGravity: ImageProcessors.Gravity = .center
+    /// `extend=1:GRAVITY:X:Y`: pixels (× `dpr`) the result moves from where the gravity puts it,
+    /// inwards from the edge a compass point names, right and down from the centre.
+    public var extendOffsetX = 0, extendOffsetY = 0
     public var padding: Insets?
     /// `bg`: the colour of `extend` and `padding`, and what a JPEG result is flattened onto.
     public var background: RGBAColor?

@@ -35,6 +35,22 @@ extension ImageProcessors {
             }
         }
 
+        /// ``origin(keep:total:)`` moved by `offset` pixels: inwards from the edge a compass
+        /// point names (an east gravity moves left for a positive x, a south one up for a
+        /// positive y), right and down otherwise; kept inside `total`. Arithmetic saturates, so
+        /// any offset is safe.
+        func origin(keep: (width: Int, height: Int), total: (width: Int, height: Int), offset: (x: Int, y: Int)) -> (x: Int, y: Int) {
+            let at = origin(keep: keep, total: total)
+            let free = (x: max(total.width - keep.width, 0), y: max(total.height - keep.height, 0))
+            let east = [Gravity.east, .northEast, .southEast].contains(self), south = [Gravity.south, .southEast, .southWest].contains(self)
+            func moved(_ start: Int, by offset: Int, inwardsFromEnd: Bool, free: Int) -> Int {
+                let delta = inwardsFromEnd ? (offset == .min ? .max : -offset) : offset
+                let (sum, overflow) = start.addingReportingOverflow(delta)
+                return min(max(overflow ? (delta > 0 ? free : 0) : sum, 0), free)
+            }
+            return (moved(at.x, by: offset.x, inwardsFromEnd: east, free: free.x), moved(at.y, by: offset.y, inwardsFromEnd: south, free: free.y))
+        }
+
         /// The top left corner of a `keep` window within a `total` picture, inside it (``smart``,
         /// which needs the pixels, is the centre here).
         func origin(keep: (width: Int, height: Int), total: (width: Int, height: Int)) -> (x: Int, y: Int) {

@@ -47,29 +47,38 @@ extension ImageProcessors {
     /// `extend`), placed where `gravity` says — centred by default, at an edge or a corner for a
     /// compass point, or centred on a focal point of the canvas as far as the canvas allows
     /// (``Gravity/smart`` is the centre); a side already as
-    /// long is kept. Identifier: `extend(400x300,00000000)`, with `,gravity:no` appended when
-    /// the gravity is not the centre.
+    /// long is kept. An offset moves the image from that place, in pixels, inwards from the edge
+    /// a compass point names and right and down from the centre (imgproxy's `x_offset` and
+    /// `y_offset`), never past the canvas's edges. Identifier: `extend(400x300,00000000)`, with
+    /// `,gravity:no` appended when the gravity is not the centre and `,offset:10:-5` when an
+    /// offset is not zero.
     ///
     /// ```swift
     /// let boxed = try image.processed(by: [.resize(width: 400, height: 300), .extend(width: 400, height: 300, background: .white)])
     /// let top = try image.processed(by: [.extend(width: 400, height: 300, gravity: .north)])
+    /// let lowered = try image.processed(by: [.extend(width: 400, height: 300, gravity: .north, offsetY: 20)])
     /// ```
     public struct Extend: ImageProcessing, Hashable {
         public var width: Int, height: Int
         public var background: RGBAColor
         /// Where the image sits on the canvas.
         public var gravity: Gravity
+        /// Pixels the image moves from where `gravity` puts it (see the type's description).
+        public var offsetX: Int, offsetY: Int
 
-        public init(width: Int, height: Int, background: RGBAColor = .clear, gravity: Gravity = .center) {
+        public init(width: Int, height: Int, background: RGBAColor = .clear, gravity: Gravity = .center, offsetX: Int = 0, offsetY: Int = 0) {
             self.width = width
             self.height = height
             self.background = background
             self.gravity = gravity
+            self.offsetX = offsetX
+            self.offsetY = offsetY
         }
 
         public var identifier: String {
             let placed = gravity == .center ? "" : ",gravity:\(gravity.identifier)"
-            return "extend(\(width)x\(height),\(background.hex)\(placed))"
+            let moved = offsetX == 0 && offsetY == 0 ? "" : ",offset:\(offsetX):\(offsetY)"
+            return "extend(\(width)x\(height),\(background.hex)\(placed)\(moved))"
         }
 
         public func outputSize(width: Int, height: Int) -> (width: Int, height: Int) {
@@ -82,7 +91,8 @@ extension ImageProcessors {
             try checkOutputSize(width: size.width, height: size.height)
             if size == (image.pixelWidth, image.pixelHeight) { return image }
             // A window the image's size within the canvas: the same placement as a crop's.
-            let at = gravity.origin(keep: (image.pixelWidth, image.pixelHeight), total: size)
+            let keep = (width: image.pixelWidth, height: image.pixelHeight)
+            let at = gravity.origin(keep: keep, total: size, offset: (offsetX, offsetY))
             return image.placed(onCanvas: size, at: at, background: background)
         }
     }
@@ -133,7 +143,9 @@ extension ImageProcessing where Self == ImageProcessors.Extend {
     /// let boxed = try image.processed(by: [.extend(width: 512, height: 512, background: .white)])
     /// let banner = try image.processed(by: [.extend(width: 512, height: 512, gravity: .southWest)])
     /// ```
-    public static func extend(width: Int, height: Int, background: RGBAColor = .clear, gravity: ImageProcessors.Gravity = .center) -> Self {
-        .init(width: width, height: height, background: background, gravity: gravity)
+    public static func extend(
+        width: Int, height: Int, background: RGBAColor = .clear, gravity: ImageProcessors.Gravity = .center, offsetX: Int = 0, offsetY: Int = 0
+    ) -> Self {
+        .init(width: width, height: height, background: background, gravity: gravity, offsetX: offsetX, offsetY: offsetY)
     }
 }

@@ -62,6 +62,18 @@ extension ServerTests {
                     #expect(Geometry.rgb(image, corner.0, corner.1) == inside, "\(gravity): \(Geometry.rgb(image, corner.0, corner.1))")
                     #expect(Geometry.rgb(image, outside.0, outside.1) == Geometry.red, "\(gravity)")
                 }
+                // imgproxy's offsets (`1:GRAVITY:X:Y`): inwards from a compass point's edges, right
+                // and down from the centre, × dpr, never past the canvas (the 20 × 10 image's top
+                // left corner at `at`, the pixel before it red).
+                for (placement, at, query) in [
+                    ("nowe:5:7", (5, 7), ""), ("soea:5:7", (75, 43), ""), ("ce:-10:4", (30, 29), ""), ("no:0:3", (40, 3), ""),
+                    ("nowe:1000:1000", (80, 50), ""), ("soea:-1000:-1000", (80, 50), ""), ("nowe:5:7", (10, 14), "&dpr=2"),
+                ] {
+                    let image = try await serve.image("small.png", "w=100&h=60&extend=1:\(placement)&bg=ff0000&format=png\(query)")
+                    #expect(Geometry.rgb(image, at.0, at.1) == inside && Geometry.rgb(image, at.0 + 19, at.1 + 9) == inside, "\(placement)\(query)")
+                    if at.0 > 0 { #expect(Geometry.rgb(image, at.0 - 1, at.1) == Geometry.red, "\(placement)\(query)") }
+                    if at.1 > 0 { #expect(Geometry.rgb(image, at.0, at.1 - 1) == Geometry.red, "\(placement)\(query)") }
+                }
                 // extend=1:ce is extend=1.
                 let plain = try await serve.get("small.png", "w=100&h=60&extend=1&format=png")
                 let centred = try await serve.get("small.png", "w=100&h=60&extend=1:ce&format=png")
@@ -74,7 +86,10 @@ extension ServerTests {
                 for (query, parameter) in [
                     ("w=10&h=10&gravity=sm", "gravity"), ("w=10&h=10&fit=fill&gravity=sm", "gravity"), ("w=10&h=10&fit=cover&gravity=SM", "gravity"),
                     ("w=10&h=10&extend=0:no", "extend"), ("w=10&h=10&extend=1:sm", "extend"), ("w=10&h=10&extend=1:", "extend"),
-                    ("w=10&h=10&extend=1:fp:2:0", "extend"), ("w=10&h=10&extend=1:no:5:5", "extend"), ("w=10&h=10&extend=yes:no", "extend"),
+                    ("w=10&h=10&extend=1:fp:2:0", "extend"), ("w=10&h=10&extend=yes:no", "extend"),
+                    ("w=10&h=10&extend=1:no:5", "extend"), ("w=10&h=10&extend=1:no:a:0", "extend"), ("w=10&h=10&extend=1:no:5:5:5", "extend"),
+                    ("w=10&h=10&extend=1:no:99999999999999999999:0", "extend"), ("w=10&h=10&extend=1:no:0:-8193", "extend"),
+                    ("w=10&h=10&extend=1:fp:0.5:0.5:3:3", "extend"), ("w=10&h=10&extend=1:sm:1:1", "extend"), ("w=10&h=10&extend=1::1:1", "extend"),
                     ("w=10&extend=1:no", "extend"),
                 ] {
                     let refused = try await serve.refusal("small.png", query, naming: parameter)
@@ -84,7 +99,7 @@ extension ServerTests {
                 let path = "/img?url=\(ServerHarness.encode(serve.origin.imageURL("object.png").absoluteString))&w=10&h=10&fit=cover&gravity=ce&extend=1"
                 let signed = Geometry.signer.sign(path)
                 #expect(try await ServeProcessAttackTests.get(serve.base + signed, client: serve.client).status == 200)
-                for (from, to) in [("gravity=ce", "gravity=sm"), ("extend=1", "extend=1:no")] {
+                for (from, to) in [("gravity=ce", "gravity=sm"), ("extend=1", "extend=1:no"), ("extend=1", "extend=1:ce:1:0")] {
                     let tampered = signed.replacingOccurrences(of: from, with: to)
                     #expect(try await ServeProcessAttackTests.get(serve.base + tampered, client: serve.client).status == 403, "\(to)")
                 }
@@ -98,6 +113,8 @@ extension ServerTests {
             #expect(try key(cover + [("gravity", "sm")]) == key(cover + [("gravity", "sm")]))
             #expect(try key([("extend", "1:no")]) != key([("extend", "1")]) && key([("extend", "1:no")]) != key([("extend", "1:so")]))
             #expect(try key([("extend", "1:ce")]) == key([("extend", "1")]))
+            #expect(try key([("extend", "1:no:5:5")]) != key([("extend", "1:no")]) && key([("extend", "1:no:5:5")]) != key([("extend", "1:no:5:6")]))
+            #expect(try key([("extend", "1:ce:0:0")]) == key([("extend", "1")]) && key([("extend", "1:ce:2:0")]) != key([("extend", "1")]))
         }
     }
 }
