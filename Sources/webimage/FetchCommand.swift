@@ -74,7 +74,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Do not read robots.txt: fetch URLs it disallows for webimage (a warning is printed). By default they are skipped and reported as robots-disallowed.")
     var ignoreRobots = false
 
-    @Option(name: .long, help: "The User-Agent header, best with a way to reach you (default: \(CLIUserAgent.default)). robots.txt is matched for the token webimage whatever it says.")
+    @Option(name: .long, help: "The User-Agent header, best with a way to reach you (default: \(CLIUserAgent.default)). robots.txt groups and X-Robots-Tag directives for webimage and for this value's product token (its first word, up to '/') apply.")
     var userAgent: String?
 
     @Flag(name: .long, help: "Never use the network: images not in the cache fail.")
@@ -208,9 +208,11 @@ struct FetchCommand: AsyncParsableCommand {
         let downloader = pipeline.configuration.downloader
         let robots: RobotsPolicy? = ignoreRobots || cacheOnly ? nil : RobotsPolicy(
             loader: downloader.loader, headers: [HTTPField("User-Agent", userAgent ?? CLIUserAgent.default)],
-            timeout: downloader.configuration.timeout)
+            timeout: downloader.configuration.timeout, agents: CLIUserAgent.robotsAgents(for: userAgent))
         let run = FetchRun(
-            pipeline: pipeline, mode: FetchMode(transform: transform, verify: verify, options: loadingOptions, honoursOptOut: !ignoreOptOut),
+            pipeline: pipeline, mode: FetchMode(
+                transform: transform, verify: verify, options: loadingOptions, honoursOptOut: !ignoreOptOut,
+                agents: CLIUserAgent.robotsAgents(for: userAgent)),
             outputDirectory: outputDir, concurrency: concurrency, limiter: hosts, nameTemplate: name,
             skipExisting: skipExisting, jsonl: jsonl, arguments: urls, input: input, shard: shard.flatMap(Shard.init),
             showProgress: !json && isatty(STDOUT_FILENO) == 1, report: report, inputFormat: resolvedInputFormat,

@@ -28,11 +28,13 @@ struct FetchMode: Sendable {
     var options: ImageLoadingOptions
     /// Whether `X-Robots-Tag` opt-outs are honoured (``OptOut``; `--ignore-opt-out` turns it off).
     var honoursOptOut = true
+    /// The agents whose `X-Robots-Tag` directives apply besides every agent's.
+    var agents = [OptOut.agent]
 
     /// Throws ``OptOut`` when the response opted the image out, after removing what the
     /// pipeline cached of it (a cache hit has no response to check: nothing opted out is kept).
     private func checkOptOut(_ response: DataResponse?, _ requests: ImageRequest..., pipeline: ImagePipeline) async throws {
-        guard honoursOptOut, let optOut = OptOut(response) else { return }
+        guard honoursOptOut, let optOut = OptOut(response, agents: agents) else { return }
         // The pipeline's cache writes run in the background: wait for them (only now, for an
         // opted-out image, so that other loads never wait), then remove what they stored.
         await pipeline.flushPendingStores()

@@ -3,8 +3,9 @@ import WebImage
 
 /// An image whose server asked, in `X-Robots-Tag`, that it not be collected: `noai`,
 /// `noimageai`, `noindex` or `noimageindex` — img2dataset's default list — for every agent, or
-/// for `webimage` by name (`X-Robots-Tag: webimage: noai`). A directive for another agent
-/// (`otherbot: noindex`) does not apply. `fetch` skips such an image, reports it as
+/// for `webimage` or the product token of a `--user-agent` by name (`X-Robots-Tag: webimage:
+/// noai`, ``CLIUserAgent/robotsAgents(for:)``). A directive for another agent (`otherbot:
+/// noindex`) does not apply. `fetch` skips such an image, reports it as
 /// `opted-out`, and removes what the pipeline cached of it, so a later run asks the server again.
 ///
 /// ```swift
@@ -17,7 +18,7 @@ struct OptOut: Error, CustomStringConvertible {
     var found: [String]
 
     /// `nil` when the response (if any) carries no applicable directive.
-    init?(_ response: DataResponse?) {
+    init?(_ response: DataResponse?, agents: [String] = [agent]) {
         guard let response else { return nil }
         var found: [String] = []
         for field in response.headers where field.name.lowercased() == "x-robots-tag" {
@@ -27,7 +28,7 @@ struct OptOut: Error, CustomStringConvertible {
                 let agent = value[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
                 // `unavailable_after: DATE` is a directive with a value, not an agent.
                 if agent != "unavailable_after" {
-                    guard agent == Self.agent else { continue }
+                    guard agents.contains(agent) else { continue }
                     value = value[value.index(after: colon)...]
                 }
             }

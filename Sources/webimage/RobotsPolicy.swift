@@ -21,16 +21,19 @@ actor RobotsPolicy {
     private let loader: any DataLoading
     private let headers: [HTTPField]
     private let timeout: Duration
+    /// The agents whose groups apply (``CLIUserAgent/robotsAgents(for:)``).
+    private let agents: [String]
     private var origins: [String: Task<RobotsRules, Never>] = [:]
 
-    init(loader: any DataLoading, headers: [HTTPField], timeout: Duration) {
+    init(loader: any DataLoading, headers: [HTTPField], timeout: Duration, agents: [String] = [RobotsRules.agent]) {
         self.loader = loader
         self.headers = headers
         self.timeout = timeout
+        self.agents = agents
     }
 
     /// Throws ``RobotsDisallowed`` when robots.txt of `url`'s origin disallows `url` for
-    /// `webimage`, ``RobotsUnreachable`` when it could not be read.
+    /// our agents, ``RobotsUnreachable`` when it could not be read.
     func check(_ url: URL) async throws {
         guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return }
         let origin = "\(scheme)://\(host)" + (url.port.map { ":\($0)" } ?? "")
@@ -38,8 +41,8 @@ actor RobotsPolicy {
         if let known = origins[origin] {
             task = known
         } else {
-            let (loader, headers, timeout) = (loader, headers, timeout)
-            task = Task { await Self.load(URL(string: origin + "/robots.txt"), loader: loader, headers: headers, timeout: timeout) }
+            let (loader, headers, timeout, agents) = (loader, headers, timeout, agents)
+            task = Task { await Self.load(URL(string: origin + "/robots.txt"), loader: loader, headers: headers, timeout: timeout, agents: agents) }
             origins[origin] = task
         }
         let rules = await task.value
@@ -50,13 +53,13 @@ actor RobotsPolicy {
         guard rules.allows(path: path) else { throw RobotsDisallowed() }
     }
 
-    private static func load(_ url: URL?, loader: any DataLoading, headers: [HTTPField], timeout: Duration) async -> RobotsRules {
+    private static func load(_ url: URL?, loader: any DataLoading, headers: [HTTPField], timeout: Duration, agents: [String]) async -> RobotsRules {
         guard let url else { return .allowAll }
         do {
             let transfer = try await loader.loadData(for: DataRequest(url: url, headers: headers, timeout: timeout, maxBodySize: maxBytes))
             switch transfer.response.statusCode {
             case 200..<300:
-                return RobotsRules(try await readBody(transfer.body, within: timeout))
+                return RobotsRules(try await readBody(transfer.body, within: timeout), agents: agents)
             case 429: return .unreadable("HTTP 429")
             case 300..<500: return .allowAll
             case let status: return .unreadable("HTTP \(status)")

@@ -1,7 +1,8 @@
 import Foundation
 
-/// The rules of one robots.txt (RFC 9309) that apply to `webimage`: the groups naming it, else
-/// the `*` groups, else none (everything allowed). The longest matching `Allow` or `Disallow`
+/// The rules of one robots.txt (RFC 9309) that apply to `webimage` (and to the product token of
+/// a `--user-agent`, ``CLIUserAgent/robotsAgents(for:)``): the groups naming one of those agents,
+/// combined, else the `*` groups, else none (everything allowed). The longest matching `Allow` or `Disallow`
 /// pattern decides; on a tie `Allow` wins; `*` matches any run of bytes and a final `$` anchors
 /// the pattern at the end of the path. Both sides are compared as ``RobotsPath`` normalizes them.
 /// `/robots.txt` itself is always allowed.
@@ -41,7 +42,7 @@ struct RobotsRules: Sendable {
 
     private init(rules: [Rule]) { self.rules = rules }
 
-    init(_ body: Data) {
+    init(_ body: Data, agents: [String] = [agent]) {
         var ours: [Rule] = [], everyone: [Rule] = []
         var namesUs = false, namesEveryone = false, inAgents = false
         var sawOurs = false
@@ -54,7 +55,7 @@ struct RobotsRules: Sendable {
                 inAgents = true
                 let token = value.prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: " ") }
                 let name = String(decoding: token, as: UTF8.self).lowercased()
-                if name == Self.agent { namesUs = true; sawOurs = true }
+                if agents.contains(name) { namesUs = true; sawOurs = true }
                 if name == "*" { namesEveryone = true }
             case "allow", "disallow":
                 inAgents = false

@@ -4,7 +4,8 @@ import WebImage
 import WebImageOrigin
 
 /// robots.txt (RFC 9309) through a real `webimage fetch` child against the loopback origin, whose
-/// `/robots.txt` each test sets: fetched once per origin, honoured for `webimage` and `*`,
+/// `/robots.txt` each test sets: fetched once per origin, honoured for `webimage` (and a
+/// `--user-agent`'s product token) and `*`,
 /// checked before the caches, and bounded when hostile.
 @Suite("webimage fetch honours robots.txt")
 struct FetchRobotsTests {
@@ -88,6 +89,23 @@ struct FetchRobotsTests {
             #expect(agents == ["datasetbot/1.0 (+mailto:ops@example.org)"], "every request, robots.txt too: \(agents)")
             let refused = try await WebImageCommand.run(["fetch", urls[0].absoluteString, "--output", temporaryDirectory().path, "--user-agent", "bad\u{7F}agent"])
             #expect(refused.status == 64, "\(refused.stderr)")
+        }
+    }
+
+    /// A `--user-agent` names another crawler: the groups and `X-Robots-Tag` directives for its
+    /// product token apply too, combined with webimage's (a site that names either is obeyed);
+    /// `*` applies only when neither is named. Without it, only webimage's.
+    @Test func theUserAgentsProductTokenIsObeyedToo() async throws {
+        try await withOrigin { origin in
+            origin.setRobots(.file("User-agent: DatasetBot\nDisallow: /images/photo.webp\n\nUser-agent: webimage\nDisallow: /images/logo.png\n\nUser-agent: *\nDisallow: /\n"))
+            let tagged = FetchOptOutTests.answer(origin, "datasetbot: noai", copy: 1)
+            let urls = [origin.imageURL("small.jpg"), origin.imageURL("photo.webp"), origin.imageURL("logo.png"), URL(string: tagged)!]
+            let (custom, rows) = try await Self.fetch(urls, ["--user-agent", "DatasetBot/2.1 (+mailto:ops@example.org)"])
+            #expect(custom.status == 0, "\(custom.stderr)")
+            #expect(rows.map(\.status) == ["ok", "robots-disallowed", "robots-disallowed", "opted-out"], "\(rows)")
+            let (ours, plain) = try await Self.fetch(urls)
+            #expect(ours.status == 0, "\(ours.stderr)")
+            #expect(plain.map(\.status) == ["ok", "ok", "robots-disallowed", "ok"], "\(plain)")
         }
     }
 
