@@ -5,6 +5,7 @@ import Logging
 import Metrics
 import Prometheus
 import ServiceLifecycle
+import WebImage
 import WebImageServer
 
 /// `webimage serve`: the image proxy (GET /img, /health, /ready, /metrics).
@@ -26,7 +27,9 @@ struct ServeCommand: AsyncParsableCommand {
         // A flag or variable that cannot be used is a usage error (exit 64), as in `fetch`.
         let resolved: (host: String, port: Int, shutdown: Duration, logLevel: String, configuration: ImageServerConfiguration, connections: ConnectionLimits)
         do { resolved = try options.resolve() } catch let error as CLIError { throw ValidationError(error.description) }
-        let (host, port, shutdown, levelName, configuration, connections) = resolved
+        let (host, port, shutdown, levelName, resolvedConfiguration, connections) = resolved
+        var configuration = resolvedConfiguration
+        try await Self.downloadWatermarks(options.watermarkURLs(ProcessInfo.processInfo.environment), into: &configuration)
         guard let level = Logger.Level(rawValue: levelName) else { throw ValidationError("unknown log level \(levelName)") }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -60,5 +63,36 @@ struct ServeCommand: AsyncParsableCommand {
         groupConfiguration.maximumGracefulShutdownDuration = shutdown
         try await ServiceGroup(configuration: groupConfiguration).run()
         logger.info("stopped")
+    }
+}
+
+extension ServeCommand {
+    /// Downloads the watermarks given as URLs (`--watermark NAME=https://…`), once, before the
+    /// server listens: each at most ``ServerWatermark/maxBytes``, within 30 s. One that cannot
+    /// be downloaded stops the server (exit 69, the service it needs is unavailable); one that
+    /// cannot be used, as a bad file does (exit 64).
+    static func downloadWatermarks(_ pending: [(name: String?, url: URL, entry: String)], into c: inout ImageServerConfiguration) async throws {
+        guard !pending.isEmpty else { return }
+        var settings = ImageDownloaderConfiguration()
+        settings.maxBodySize = ServerWatermark.maxBytes
+        settings.timeout = .seconds(30)
+        let loader = HTTPDataLoader()
+        let downloader = ImageDownloader(loader: loader, configuration: settings)
+        var downloaded: [Data] = []
+        for (_, url, entry) in pending {
+            do { downloaded.append(try await downloader.download(url).data) } catch {
+                try? await loader.shutdown()
+                FileHandle.standardError.write(Data("error: --watermark \(entry): cannot download it: \(error)\n".utf8))
+                throw ExitCode(69)
+            }
+        }
+        try? await loader.shutdown()
+        for ((name, _, entry), data) in zip(pending, downloaded) {
+            let mark: ServerWatermark
+            do throws(ServerWatermark.InvalidWatermark) { mark = try ServerWatermark(data: data) } catch {
+                throw ValidationError("--watermark \(entry): \(error.description)")
+            }
+            if let name { c.namedWatermarks[name] = mark } else { c.watermark = mark }
+        }
     }
 }

@@ -7,21 +7,31 @@ extension ServeOptions {
 
     /// `--preset`, `--presets-file`, `--only-presets` and `--watermark` (or their variables),
     /// checked now: a preset or watermark that cannot be used stops the server before it listens.
+    /// Watermarks given as `http(s)://` URLs are only counted here (their names, for the
+    /// presets' check); `ServeCommand` downloads them before the server starts
+    /// (``watermarkURLs(_:)``).
     func presetsAndWatermark(_ env: [String: String], into c: inout ImageServerConfiguration) throws {
+        var urlNames = Set<String>(), urlDefault = false
         for entry in Self.list(watermark, "WEBIMAGE_WATERMARK", env) {
-            // NAME=PATH when what comes before the first `=` is a watermark name, else a path.
-            let split = entry.split(separator: "=", maxSplits: 1).map(String.init)
-            let name = split.count == 2 && ImageParameters.WatermarkOptions.isValidName(split[0]) ? split[0] : nil
-            let path = name == nil ? entry : split[1]
+            let (name, path) = Self.watermarkEntry(entry)
+            if Self.watermarkURL(path) != nil {
+                if let name {
+                    guard c.namedWatermarks[name] == nil, urlNames.insert(name).inserted else { throw CLIError("--watermark: '\(name)' is given twice") }
+                } else {
+                    guard c.watermark == nil, !urlDefault else { throw CLIError("--watermark: one default watermark (PATH or URL); name the others (NAME=…)") }
+                    urlDefault = true
+                }
+                continue
+            }
             let mark: ServerWatermark
             do throws(ServerWatermark.InvalidWatermark) { mark = try ServerWatermark(contentsOf: path) } catch {
                 throw CLIError("--watermark \(entry): \(error.description)")
             }
             if let name {
-                guard c.namedWatermarks[name] == nil else { throw CLIError("--watermark: '\(name)' is given twice") }
+                guard c.namedWatermarks[name] == nil, !urlNames.contains(name) else { throw CLIError("--watermark: '\(name)' is given twice") }
                 c.namedWatermarks[name] = mark
             } else {
-                guard c.watermark == nil else { throw CLIError("--watermark: one default watermark (PATH); name the others (NAME=PATH)") }
+                guard c.watermark == nil, !urlDefault else { throw CLIError("--watermark: one default watermark (PATH or URL); name the others (NAME=…)") }
                 c.watermark = mark
             }
         }
@@ -30,11 +40,34 @@ extension ServeOptions {
         c.onlyPresets = onlyPresets || ["1", "true", "yes"].contains(env["WEBIMAGE_ONLY_PRESETS"]?.lowercased() ?? "")
         do throws(ImagePresets.InvalidPreset) {
             _ = try ImagePresets(
-                c.presets, onlyPresets: c.onlyPresets, maxSide: c.maxOutputSide, watermark: c.watermark != nil,
-                watermarkNames: Set(c.namedWatermarks.keys))
+                c.presets, onlyPresets: c.onlyPresets, maxSide: c.maxOutputSide, watermark: c.watermark != nil || urlDefault,
+                watermarkNames: Set(c.namedWatermarks.keys).union(urlNames))
         } catch {
             throw CLIError("--preset: \(error.description)")
         }
+    }
+
+    /// The watermarks given as `http(s)://` URLs, with their names (nil: the default one).
+    func watermarkURLs(_ env: [String: String]) -> [(name: String?, url: URL, entry: String)] {
+        Self.list(watermark, "WEBIMAGE_WATERMARK", env).compactMap { entry in
+            let (name, source) = Self.watermarkEntry(entry)
+            return Self.watermarkURL(source).map { (name, $0, entry) }
+        }
+    }
+
+    /// `NAME=SOURCE` when what comes before the first `=` is a watermark name, else a source
+    /// (a path or URL, which may hold `=` itself).
+    static func watermarkEntry(_ entry: String) -> (name: String?, source: String) {
+        let split = entry.split(separator: "=", maxSplits: 1).map(String.init)
+        let name = split.count == 2 && ImageParameters.WatermarkOptions.isValidName(split[0]) ? split[0] : nil
+        return (name, name == nil ? entry : split[1])
+    }
+
+    /// `source` as a URL when it is one (`http://` or `https://` with a host), else nil (a path).
+    static func watermarkURL(_ source: String) -> URL? {
+        let lower = source.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), let url = URL(string: source), url.host?.isEmpty == false else { return nil }
+        return url
     }
 
     /// `WEBIMAGE_PRESETS`: presets separated by commas, as imgproxy's `IMGPROXY_PRESETS`. A

@@ -56,7 +56,7 @@ struct ServeOptions: ParsableArguments {
     @Option(help: "A file of presets, one NAME=PARAM:VALUE/… a line, # comments (WEBIMAGE_PRESETS_FILE).") var presetsFile: String?
     @Flag(name: [.customLong("only-presets"), .customLong("presets-only")], help: "Refuse any /img parameter but url, preset and s (WEBIMAGE_ONLY_PRESETS=1).")
     var onlyPresets = false
-    @Option(help: "PATH: the image blended over results that ask for it with wm=; NAME=PATH (repeatable): one that wm=NAME:... picks (WEBIMAGE_WATERMARK, comma-separated; each at most 4 MB and 4096 x 4096).") var watermark: [String] = []
+    @Option(help: "PATH or http(s) URL (downloaded once at start): the image blended over results that ask for it with wm=; NAME=PATH or NAME=URL (repeatable): one that wm=NAME:... picks (WEBIMAGE_WATERMARK, comma-separated; each at most 4 MB and 4096 x 4096).") var watermark: [String] = []
     @Option(help: "Serve local:///PATH sources: regular files under DIR, no symbolic links followed (WEBIMAGE_LOCAL_ROOT; default: local:// refused).")
     var localRoot: String?
     @Flag(help: "Serve s3://BUCKET/KEY sources, signed with AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN (WEBIMAGE_USE_S3=1).")

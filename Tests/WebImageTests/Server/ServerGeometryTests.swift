@@ -66,9 +66,17 @@ extension ServerTests {
         static func withServe(
             _ arguments: [String] = [], environment: [String: String] = [:], files: [String: Data] = files, _ body: (Serve) async throws -> Void
         ) async throws {
+            try await withServe({ _ in arguments }, environment: environment, files: files, body)
+        }
+
+        /// The same, with arguments that name the origin (a watermark served by it).
+        static func withServe(
+            _ arguments: (ImageOrigin) -> [String], environment: [String: String] = [:], files: [String: Data] = files,
+            _ body: (Serve) async throws -> Void
+        ) async throws {
             try await withOrigin(files: files) { origin in
                 let serve = try await ServeCommandTests.ServeProcess(
-                    ["--allow-private-networks", "--fetch-timeout", "60"] + arguments,
+                    ["--allow-private-networks", "--fetch-timeout", "60"] + arguments(origin),
                     environment: ["WEBIMAGE_KEY": key, "WEBIMAGE_LOG_LEVEL": "error"].merging(environment) { $1 })
                 let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup), shutdownOnExit = ShutdownOnExit(client)
                 defer { withExtendedLifetime(shutdownOnExit) {} }

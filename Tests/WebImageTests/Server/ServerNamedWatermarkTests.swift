@@ -82,6 +82,42 @@ extension ServerTests {
             }
         }
 
+        /// `--watermark NAME=URL` (and a default one by URL): downloaded once at start, before
+        /// the server listens, and drawn as the same file given by path is; a URL that cannot
+        /// be downloaded stops the server with 69, one that is not an image with 64.
+        @Test func watermarksCanComeFromURLs() async throws {
+            var files = G.files
+            files["white.png"] = W.white
+            files["blue.png"] = Self.blue
+            files["red.png"] = W.red
+            let path = temporaryDirectory().appendingPathComponent("blue.png")
+            try Self.blue.write(to: path)
+            try await G.withServe({ origin in
+                ["--watermark", "blue=\(origin.imageURL("blue.png"))", "--watermark", origin.imageURL("red.png").absoluteString,
+                 "--watermark", "local=\(path.path)", "--preset", "marked=wm:blue:1:nowe"]
+            }, files: files) { serve in
+                let fromURL = try await serve.image("white.png", "format=png&wm=blue:1:nowe")
+                let fromPath = try await serve.image("white.png", "format=png&wm=local:1:nowe")
+                #expect(G.near(G.rgb(fromURL, 0, 0), G.blue, 2) && fromURL.pixels == fromPath.pixels)
+                let preset = try await serve.image("white.png", "format=png&preset=marked")
+                #expect(preset.pixels == fromURL.pixels)
+                let byDefault = try await serve.image("white.png", "format=png&wm=1:nowe")
+                #expect(G.near(G.rgb(byDefault, 0, 0), G.red, 2))
+                #expect(serve.origin.requestCount(path: "/images/blue.png") == 1, "downloaded once, at start")
+            }
+            try await withOrigin(files: ["page.html": Data("<html></html>".utf8)]) { origin in
+                for (arguments, status, message) in [
+                    (["--watermark", "logo=http://127.0.0.1:9/mark.png"], Int32(69), "cannot download it"),
+                    (["--watermark", "logo=\(origin.imageURL("missing.png"))"], 69, "cannot download it"),
+                    (["--watermark", "logo=\(origin.imageURL("page.html"))"], 64, "cannot be decoded"),
+                    (["--watermark", "logo=\(origin.imageURL("a.png"))", "--watermark", "logo=\(path.path)"], 64, "given twice"),
+                ] {
+                    let result = try await WebImageCommand.run(["serve", "--port", "0"] + arguments)
+                    #expect(result.status == status && result.stderr.contains(message), "\(arguments): \(result.status) \(result.stderr)")
+                }
+            }
+        }
+
         /// The parser alone: names, the opacity a name alone implies, and the identifier.
         @Test func theParameterParsesNamesStrictly() throws {
             func wm(_ text: String) throws(ImageServerError) -> ImageParameters.WatermarkOptions? {
