@@ -101,7 +101,8 @@ struct FetchRun: Sendable {
                         }
                         note(record)
                     case .duplicate(let first):
-                        note(FetchRecord(line: entry.line, url: entry.raw, status: "duplicate", error: "the URL of line \(first), fetched once"))
+                        let of = first.map { "the URL of line \($0)" } ?? "a URL seen on an earlier line"
+                        note(FetchRecord(line: entry.line, url: entry.raw, status: "duplicate", error: "\(of), fetched once"))
                     case .fetch(let url):
                         if skipExisting, let kept = manifest.existing(entry.raw) {
                             await names.reserve(kept.file)
