@@ -127,6 +127,9 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "File name template: {index} (input line), {hash} (of the URL), {basename}, {ext} (the format's), e.g. {index}-{basename}.{ext}.")
     var name: String?
 
+    @Option(name: .long, help: "Exit 0 when at most this share of the lines failed, R from 0 to 1 or N% (1: never exit 3, as img2dataset). Exit status: 0 done, 3 done but some lines failed, 1 an error stopped the run or an image could not be written, 64 usage, 130 interrupted.")
+    var maxFailureRate: String?
+
     func validate() throws {
         if let userAgent { try CLIUserAgent.validate(userAgent) }
         guard concurrency > 0 else { throw ValidationError("--concurrency must be at least 1") }
@@ -139,6 +142,9 @@ struct FetchCommand: AsyncParsableCommand {
         }
         guard timeout.map({ $0 > 0 && $0.isFinite }) ?? true else { throw ValidationError("--timeout must be a positive number of seconds") }
         guard shard.map({ Shard($0) != nil }) ?? true else { throw ValidationError("--shard expects K/N with 1 ≤ K ≤ N, such as 2/4") }
+        guard maxFailureRate.map({ FetchExit.rate($0) != nil }) ?? true else {
+            throw ValidationError("--max-failure-rate expects a share from 0 to 1 or a percentage, such as 0.1 or 10%")
+        }
         if let name, !OutputNames.placeholders.contains(where: name.contains) || name.contains("/") {
             throw ValidationError("--name needs at least one of \(OutputNames.placeholders.joined(separator: ", ")) and no '/'")
         }
@@ -231,8 +237,11 @@ struct FetchCommand: AsyncParsableCommand {
             if summary.failed > summary.failures.count { print("… and \(summary.failed - summary.failures.count) more failures (see --jsonl)") }
             print(summary.line)
         }
-        if summary.interrupted { throw ExitCode(130) }
-        if summary.failed > 0 { throw ExitCode(1) }
+        let status = FetchExit.status(of: summary, maxFailureRate: maxFailureRate.flatMap(FetchExit.rate) ?? 0)
+        if status == 1 {
+            FileHandle.standardError.write(Data("error: \(summary.unwritten) images or samples could not be written (see the failures)\n".utf8))
+        }
+        if status != 0 { throw ExitCode(status) }
     }
 
     /// The time between two requests to one host for `--rate-per-host N` or `N/s`; `nil` when

@@ -94,11 +94,15 @@ struct FetchRun: Sendable {
                         var record = FetchRecord(line: entry.line, url: entry.raw, status: "invalid", error: reason)
                         if let dataset, let sample {
                             let failed = DatasetSample(number: sample, url: entry.raw, fields: entry.fields, error: reason)
-                            do { record.file = try await dataset.write(failed).path } catch { record.error = "\(reason); \(error)" }
+                            do { record.file = try await dataset.write(failed).path } catch {
+                                record.error = "\(reason); \(error)"
+                                summary.unwritten += 1
+                            }
                         }
                         note(record)
                     case .duplicate(let first):
-                        note(FetchRecord(line: entry.line, url: entry.raw, status: "duplicate", error: "the URL of line \(first), fetched once"))
+                        let of = first.map { "the URL of line \($0)" } ?? "a URL seen on an earlier line"
+                        note(FetchRecord(line: entry.line, url: entry.raw, status: "duplicate", error: "\(of), fetched once"))
                     case .fetch(let url):
                         if skipExisting, let kept = manifest.existing(entry.raw) {
                             await names.reserve(kept.file)
@@ -136,6 +140,7 @@ struct FetchRun: Sendable {
                 for await outcome in group {
                     if let outcome {
                         running -= 1
+                        if case .failure(let error) = outcome.result, error is UnwrittenOutput { summary.unwritten += 1 }
                         note(record(outcome, manifest: manifest), thumbnail: outcome.thumbnail)
                     } else if let due = wakeAt, due <= .now {
                         wakeAt = nil
@@ -182,10 +187,14 @@ struct FetchRun: Sendable {
             let fetched = try await mode.fetch(ImageRequest(url: url, options: mode.options), pipeline: pipeline)
             try Task.checkCancellation()
             let name: String
-            if let dataset, let sample {
-                name = try await dataset.write(DatasetSample(fetched, number: sample, entry: entry)).path
-            } else {
-                name = try await place(fetched, line: entry.line, names: names)
+            do {
+                if let dataset, let sample {
+                    name = try await dataset.write(DatasetSample(fetched, number: sample, entry: entry)).path
+                } else {
+                    name = try await place(fetched, line: entry.line, names: names)
+                }
+            } catch {
+                throw UnwrittenOutput(error: error)
             }
             if let thumbnailSide { thumbnail = FetchReport.thumbnail(of: fetched.data, side: thumbnailSide) }
             result = .success((fetched, name))
@@ -238,6 +247,13 @@ struct FetchRun: Sendable {
     private static func isCancellation(_ error: any Error) -> Bool {
         error is CancellationError || (error as? ImagePipelineError) == .cancelled
     }
+}
+
+/// A fetched image that could not be written (a full disk, a file size limit): a failed line
+/// like others in the records, but `fetch` exits 1 for it whatever `--max-failure-rate` says.
+struct UnwrittenOutput: Error, CustomStringConvertible {
+    var error: any Error
+    var description: String { "\(error)" }
 }
 
 extension DatasetSample {

@@ -45,6 +45,8 @@ struct FetchSummary: Codable {
     var seconds = 0.0
     /// Ctrl-C stopped the run before the end of the list.
     var interrupted = false
+    /// Failed lines whose image or sample could not be written (a full disk): `fetch` exits 1.
+    var unwritten = 0
     var failures: [Failure] = []
 
     /// Input lines accounted for so far.
@@ -83,6 +85,7 @@ struct FetchSummary: Codable {
             ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .file), seconds, imagesPerSecond)
         if skipped > 0 { text += ", \(skipped) skipped (already there)" }
         if duplicates > 0 { text += ", \(duplicates) duplicate lines" }
+        if unwritten > 0 { text += ", \(unwritten) not written (output errors)" }
         if optedOut > 0 { text += ", \(optedOut) opted out by their server (X-Robots-Tag)" }
         if robotsDisallowed > 0 { text += ", \(robotsDisallowed) disallowed by robots.txt" }
         if cancelled > 0 || interrupted { text += ", interrupted (\(cancelled) cancelled)" }

@@ -1,13 +1,15 @@
 import Foundation
+import WebImage
 
 /// The URLs of one `fetch`, read one line at a time: arguments first, then the `--input` file
-/// or standard input. Never holds the list: 100,000 lines cost one read buffer plus the set of
-/// URLs already seen (for duplicates).
+/// or standard input. Never holds the list: any number of lines cost one read buffer plus the
+/// URLs already seen (for duplicates: ``SeenURLs``, 61 MB at most).
 ///
 /// Each line becomes an ``Entry``: blank lines and `#` comments are skipped; a line that is not
 /// an `http`/`https` URL with a host, or is longer than ``LineReader/maxLineLength`` (64 KB; it
 /// is skipped over, never held whole), is ``Entry/Kind/invalid``; a URL met before is
-/// ``Entry/Kind/duplicate`` (fetched once, reported again with the first one's line); with
+/// ``Entry/Kind/duplicate`` (fetched once, reported again with the first one's line while
+/// ``SeenURLs`` keeps lines, past 1.5 million distinct URLs without it); with
 /// `--shard K/N`, URLs of other shards are dropped silently. A CSV, TSV or JSONL `--input` is
 /// read by ``InputRows`` (its line numbers are the file's); its entries carry the row's
 /// ``SampleFields``, and datasets turn duplicate detection off (every row is a sample).
@@ -16,7 +18,8 @@ struct URLSource {
         enum Kind {
             case fetch(URL)
             case invalid(reason: String)
-            case duplicate(ofLine: Int)
+            /// The line that met the URL first, when it is known.
+            case duplicate(ofLine: Int?)
         }
 
         /// 1-based position in the input: arguments first, then the file's lines.
@@ -36,9 +39,8 @@ struct URLSource {
     /// Whether a URL met before is reported as a duplicate (not for datasets: every row is a sample).
     private let deduplicate: Bool
     private var line = 0
-    /// Lines of the URLs met so far, by a 64-bit hash of the URL (16 bytes an entry rather than
-    /// the URL itself: 100,000 URLs cost about 3 MB; a false duplicate needs a 64-bit collision).
-    private var seen: [UInt64: Int] = [:]
+    /// The URLs met so far, in bounded memory (``SeenURLs``).
+    private var seen = SeenURLs()
     let shard: Shard?
 
     init(arguments: [String], input: String?, shard: Shard?, format: InputFormat = .txt, columns: DatasetColumns = DatasetColumns(),
@@ -108,10 +110,15 @@ struct URLSource {
         }
         if let shard, !shard.contains(raw) { return nil }
         guard deduplicate else { return Entry(line: line, raw: raw, kind: .fetch(url)) }
-        let key = StableHash.of(raw)
-        if let first = seen[key] { return Entry(line: line, raw: raw, kind: .duplicate(ofLine: first)) }
-        seen[key] = line
-        return Entry(line: line, raw: raw, kind: .fetch(url))
+        switch seen.check(raw, line: line) {
+        case .repeated(let first): return Entry(line: line, raw: raw, kind: .duplicate(ofLine: first))
+        case .new:
+            if seen.unremembered == 1 {
+                FileHandle.standardError.write(Data(
+                    "warning: over 11.5 million distinct URLs: later ones are not remembered, so their repeats are fetched again\n".utf8))
+            }
+            return Entry(line: line, raw: raw, kind: .fetch(url))
+        }
     }
 
     /// Counts the lines of a regular `--input` file (for the progress bar); `nil` for standard input.

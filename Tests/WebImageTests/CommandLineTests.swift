@@ -54,13 +54,13 @@ struct CommandLineTests {
         }
     }
 
-    @Test func fetchExitsOneAndListsFailures() async throws {
+    @Test func fetchExitsThreeAndListsFailures() async throws {
         try await withOrigin { origin in
             let bad = origin.imageURL("missing.jpg").absoluteString
             let result = try await WebImageCommand.run(
                 ["fetch", origin.imageURL("small.jpg").absoluteString, bad, "not a url",
                  "--output", temporaryDirectory().path, "--cache-dir", temporaryDirectory().path, "--json"])
-            #expect(result.status == 1)
+            #expect(result.status == 3)
             let summary = try JSONDecoder().decode(Summary.self, from: Data(result.stdout.utf8))
             #expect(summary.succeeded == 1 && summary.failed == 2)
             #expect(summary.failures.contains { $0.url == bad && $0.error.contains("404") })

@@ -22,7 +22,7 @@ struct FetchDatasetHostileTests {
             let result = try await WebImageCommand.run([
                 "fetch", "--no-cache", "--input", list.path, "--output", dir.appendingPathComponent("out").path, "--jsonl", jsonl.path,
             ])
-            #expect(result.status == 1, "\(result.stderr)")
+            #expect(result.status == 3, "\(result.stderr)")
             let records = try FetchListTests.records(jsonl).sorted { $0.line < $1.line }
             #expect(records.first?.status == "ok" && records.first?.line == 2)
             let invalid = records.filter { $0.status == "invalid" }
@@ -49,7 +49,7 @@ struct FetchDatasetHostileTests {
                 head: "url,caption\n\(first),ok\n\(first)?n=2,\"", megabytes: 100, tail: "\"\n\(after),after\n"
             ) { origin.requestCount(path: "/images/logo.png") == 1 }
             #expect(run.conditionMet)
-            #expect(run.status == 1)  // the long row is invalid
+            #expect(run.status == 3)  // the long row is invalid
             let peakKB = try #require(run.peakBytes, "no VmHWM") / 1024
             #expect(peakKB < 128 * 1024, "the process peaked at \(peakKB) KB reading a 100 MB line")
             let samples = try await FetchDatasetTests.read(out).sorted { $0.key < $1.key }
@@ -73,7 +73,7 @@ struct FetchDatasetHostileTests {
             let result = try await WebImageCommand.run([
                 "fetch", "--no-cache", "--input", list.path, "--output", dir.appendingPathComponent("out").path, "--jsonl", jsonl.path,
             ])
-            #expect(result.status == 1)
+            #expect(result.status == 3)
             let records = try FetchListTests.records(jsonl).sorted { $0.line < $1.line }
             #expect(records.map(\.status) == ["invalid", "ok", "invalid"], "\(records)")
             #expect(records.first?.error == "not UTF-8 text")
@@ -86,7 +86,7 @@ struct FetchDatasetHostileTests {
             let fromJSON = try await WebImageCommand.run([
                 "fetch", "--no-cache", "--input", jsonList.path, "--output", dir.appendingPathComponent("out2").path, "--jsonl", jsonl.path,
             ])
-            #expect(fromJSON.status == 1)
+            #expect(fromJSON.status == 3)
             #expect(try FetchListTests.records(jsonl).sorted { $0.line < $1.line }.map(\.status) == ["ok", "invalid"])
         }
     }

@@ -47,7 +47,7 @@ struct FetchOptionsCLITests {
             #expect(plain.status == 0, "\(plain.stderr)")
             #expect(summary?.succeeded == 1)
             let (verified, checked) = try await fetch([url, "--verify", "--output", temporaryDirectory().path, "--cache-dir", temporaryDirectory().path])
-            #expect(verified.status == 1)
+            #expect(verified.status == 3)
             #expect(checked?.failed == 1)
         }
     }
@@ -65,12 +65,12 @@ struct FetchOptionsCLITests {
                 let cache = temporaryDirectory(), output = temporaryDirectory()
                 let url = origin.imageURL(name).absoluteString
                 let (verified, checked) = try await fetch([url, "--verify", "--output", output.path, "--cache-dir", cache.path])
-                #expect(verified.status == 1, "\(name): \(verified.stdout)")
+                #expect(verified.status == 3, "\(name): \(verified.stdout)")
                 #expect(checked?.failed == 1)
                 #expect(!FileManager.default.fileExists(atPath: output.appendingPathComponent(name).path))
                 // Nothing was left in the cache for a later run to write as a success.
                 let (later, fromCache) = try await fetch([url, "--cache-only", "--output", output.path, "--cache-dir", cache.path])
-                #expect(later.status == 1, "\(name): \(later.stdout)")
+                #expect(later.status == 3, "\(name): \(later.stdout)")
                 #expect(fromCache?.succeeded == 0 && fromCache?.fromDisk == 0)
                 #expect(!FileManager.default.fileExists(atPath: output.appendingPathComponent(name).path))
             }
@@ -90,7 +90,7 @@ struct FetchOptionsCLITests {
             let url = origin.imageURL("small.jpg").absoluteString
             let base = [url, "--output", temporaryDirectory().path, "--cache-dir", cache.path]
             let (missing, _) = try await fetch(base + ["--cache-only"])
-            #expect(missing.status == 1)
+            #expect(missing.status == 3)
             #expect(origin.totalRequests == 0)
             _ = try await fetch(base)
             let (cached, fromCache) = try await fetch(base + ["--cache-only"])

@@ -68,7 +68,7 @@ struct FetchOutputSafetyTests {
                 head: "\(first)\n", megabytes: 256, tail: "\n\(after)\n"
             ) { origin.requestCount(path: "/images/logo.png") == 1 }
             #expect(run.conditionMet)
-            #expect(run.status == 1)  // one invalid line
+            #expect(run.status == 3)  // one invalid line
             let peakKB = try #require(run.peakBytes, "no VmHWM") / 1024
             #expect(peakKB < 128 * 1024, "the process peaked at \(peakKB) KB reading a 256 MB line")
             let lines = try FetchListTests.records(jsonl).sorted { $0.line < $1.line }

@@ -37,7 +37,7 @@ struct FetchReportTests {
             let urls = names.map { origin.imageURL($0).absoluteString } + [origin.imageURL("missing.jpg").absoluteString, "not a url"]
             let report = dir.appendingPathComponent("report.html")
             let result = try await WebImageCommand.run(["fetch"] + urls + ["--output", dir.appendingPathComponent("out").path, "--no-cache", "--report", report.path])
-            #expect(result.status == 1)
+            #expect(result.status == 3)
             let html = try String(contentsOf: report, encoding: .utf8)
             // Self-contained: no external resource of any kind.
             #expect(!html.contains("http-equiv") && !html.contains("<script") && !html.contains("<link"))
