@@ -110,7 +110,7 @@ struct FetchRobotsTests {
     }
 
     /// RFC 9309 §2.3.1: 4xx (and too many redirects) allows all; 5xx and 429 disallow all, and
-    /// since the host is failing those lines are failures (exit 1) that say why; hostile files are
+    /// since the host is failing those lines are failures (exit 3) that say why; hostile files are
     /// cut at 512 KiB and never crash the run.
     @Test func statusesAndHostileFiles() async throws {
         try await withOrigin { origin in
@@ -132,7 +132,7 @@ struct FetchRobotsTests {
                 let started = ContinuousClock.now
                 let (result, rows) = try await Self.fetch(urls)
                 let elapsed = ContinuousClock.now - started
-                #expect(result.status == (expected == "failed" ? 1 : 0), "\(label): \(result.stderr)")
+                #expect(result.status == (expected == "failed" ? 3 : 0), "\(label): \(result.stderr)")
                 #expect(rows.map(\.status) == [expected, expected], "\(label): \(rows)")
                 if expected == "failed" {
                     #expect(rows.allSatisfy { $0.error?.contains("robots.txt of this host could not be read") == true }, "\(rows)")
