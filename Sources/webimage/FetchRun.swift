@@ -194,7 +194,8 @@ struct FetchRun: Sendable {
                     name = try await place(fetched, line: entry.line, names: names)
                 }
             } catch {
-                throw UnwrittenOutput(error: error)
+                // A write stopped by Ctrl-C is a cancelled line, not an output error.
+                throw Self.isCancellation(error) ? error : UnwrittenOutput(error: error)
             }
             if let thumbnailSide { thumbnail = FetchReport.thumbnail(of: fetched.data, side: thumbnailSide) }
             result = .success((fetched, name))
