@@ -12,7 +12,8 @@ import WebImage
 /// - `truncate=N` declares the full length, sends N bytes, then drops the connection;
 /// - `lie=N` declares N bytes more than it sends, then stalls (the client must time out);
 /// - `type=T` overrides the `Content-Type`; `norange=1` ignores `Range`;
-/// - `chunk=N` and `stall=MS` stream the body N bytes at a time, pausing MS between chunks.
+/// - `chunk=N` and `stall=MS` stream the body N bytes at a time, pausing MS between chunks
+///   (`length=0` also leaves `Content-Length` out: a body of unknown length).
 ///
 /// More routes (auth, cookies, redirects, look-ups, flaky servers, big bodies): ``BehaviourRoutes``;
 /// arbitrary header values: ``HeaderRoutes``, and
@@ -78,7 +79,10 @@ enum OriginRoutes {
             })
         }
         if let chunk = query.get("chunk", as: Int.self), chunk > 0 {
-            return Response(status: status, headers: headers, body: streamed(body, chunk: chunk, stall: query.get("stall", as: Int.self) ?? 0, path: path, log: log))
+            let declare = query.get("length") != "0"
+            if !declare { headers[.contentLength] = nil }
+            return Response(status: status, headers: headers, body: streamed(
+                body, chunk: chunk, stall: query.get("stall", as: Int.self) ?? 0, path: path, log: log, declareLength: declare))
         }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }

@@ -30,7 +30,7 @@ extension ImageServer {
 
     /// A render slot, then the source's bytes through the pipeline (guarded loader, source
     /// caches), refused when the header declares more pixels than the server decodes. The slot
-    /// is held on success (the caller releases it, or hands it to ``runOffPool(bytes:slot:source:_:)``)
+    /// is held on success (the caller releases it, or hands it to ``runOffPool(bytes:for:slot:source:_:)``)
     /// and released on every failure.
     func fetchSource(
         _ url: URL, request: Request, peer: SocketAddress?, timing: inout [(String, Duration)]
@@ -63,17 +63,19 @@ extension ImageServer {
     /// `work` on the render threads, not the cooperative pool (however heavy, it leaves the event
     /// loops, timers, `/health` and cache hits their threads), once `bytes` of the memory budget
     /// are reserved (waiting at most the processing timeout, then 503; 422 when more than the
-    /// whole budget), under the processing deadline. Releases `slot` and the reservation when done.
+    /// whole budget beside what `original` holds), under the processing deadline. Releases `slot`
+    /// and the reservation when done; `original`'s bytes stay reserved until the work ends.
     func runOffPool<T: Sendable>(
-        bytes: Int, slot: RenderQueue.Slot, source: String,
+        bytes: Int, for original: ImageDataResponse, slot: RenderQueue.Slot, source: String,
         _ work: @escaping @Sendable () throws(ImageServerError) -> T
     ) async throws(ImageServerError) -> T {
         let reservation: MemoryBudget.Reservation
+        let held = original.reservedBytes
         do {
-            reservation = try await memoryBudget.reserve(bytes, waitingAtMost: configuration.processingTimeout)
+            reservation = try await memoryBudget.reserve(bytes, waitingAtMost: configuration.processingTimeout, holding: held)
         } catch {
             slot.release()
-            throw bytes > memoryBudget.limit
+            throw bytes > memoryBudget.limit - min(held, memoryBudget.limit)
                 ? ImageServerError(status: 422, code: "output_too_large", message: "the render would need \(bytes >> 20) MB, more than the server's memory budget")
                 : ImageServerError.overBudget
         }
@@ -82,7 +84,11 @@ extension ImageServer {
                 reservation.release()
                 slot.release()
             }
-            do throws(ImageServerError) { return .success(try work()) } catch { return .failure(error) }
+            do throws(ImageServerError) {
+                return .success(try withExtendedLifetime(original) { () throws(ImageServerError) in try work() })
+            } catch {
+                return .failure(error)
+            }
         }
         guard let outcome = await Deadline.value(of: task, timeout: configuration.processingTimeout) else {
             logger.warning("render timed out", metadata: ["url": "\(source)"])

@@ -64,7 +64,7 @@ extension ImageServer {
             throw error
         }
         let data = original.data, header = original.header, decoding = price.decoding
-        let (encoded, timings) = try await runOffPool(bytes: price.bytes, slot: slot, source: source) { () throws(ImageServerError) in
+        let (encoded, timings) = try await runOffPool(bytes: price.bytes, for: original, slot: slot, source: source) { () throws(ImageServerError) in
             try renderer.render(data, header: header, options: decoding)
         }
         for (stage, duration) in [("decode", timings.decode), ("process", timings.process), ("encode", timings.encode)] {

@@ -6,7 +6,7 @@ import WebImage
 extension ImageServer {
     /// `GET /info`: the source's format, size, frames, colour profile, average colour, BlurHash
     /// and ThumbHash as JSON (``ImageInfo``). Signed, allow-listed, fetched and limited as `/img`
-    /// is (``verifySignature(_:)``, ``fetchSource(_:request:peer:timing:)``, ``runOffPool(bytes:slot:source:_:)``);
+    /// is (``verifySignature(_:)``, ``fetchSource(_:request:peer:timing:)``, ``runOffPool(bytes:for:slot:source:_:)``);
     /// every failure is an ``ImageServerError`` answered as JSON.
     func info(_ request: Request, peer: SocketAddress?) async -> Response {
         let clock = ContinuousClock(), start = clock.now
@@ -50,7 +50,7 @@ extension ImageServer {
         let data = original.data, header = original.header, components = parameters.blurHashComponents
         // The decode's own allocation, the thumbnail and the hashes' copies of it (at most 100 px a side).
         let bytes = MemoryBudget.bytes(toDecode: header, options: options) + 4 * 100 * 100 * 4
-        let info = try await runOffPool(bytes: bytes, slot: slot, source: parameters.source.url.absoluteString) {
+        let info = try await runOffPool(bytes: bytes, for: original, slot: slot, source: parameters.source.url.absoluteString) {
             () throws(ImageServerError) in try ImageInfo(data, header: header, options: options, components: components)
         }
         let encoder = JSONEncoder()

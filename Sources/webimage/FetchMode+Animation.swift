@@ -12,16 +12,25 @@ extension FetchMode {
     /// canvases in its memory budget.
     func streamedAnimation(_ response: ImageResponse, request: ImageRequest, pipeline: ImagePipeline) async throws -> FetchedImage? {
         guard let transform, transform.streamsAnimations, response.image.frameCount > 1 else { return nil }
-        let original: Data
-        if let data = response.data { original = data } else { original = try await pipeline.data(for: request).data }
+        let original: Data, loaded: ImageDataResponse?
+        if let data = response.data {
+            (original, loaded) = (data, nil)
+        } else {
+            loaded = try await pipeline.data(for: request)
+            original = loaded?.data ?? Data()
+        }
         var export = transform.export
         export.processors = transform.processors
         let options = transform.decodingOptions, coders = pipeline.configuration.coders
         var canvas = try coders.readHeader(original)
         canvas.frameCount = 1
         let reservation = try await pipeline.configuration.memoryBudget?.reserve(
-            4 * MemoryBudget.bytes(toDecode: canvas, options: options), waitingAtMost: pipeline.configuration.memoryBudgetWait)
-        defer { reservation?.release() }
+            4 * MemoryBudget.bytes(toDecode: canvas, options: options), waitingAtMost: pipeline.configuration.memoryBudgetWait,
+            holding: loaded?.reservedBytes ?? 0)
+        defer {
+            reservation?.release()
+            withExtendedLifetime(loaded) {}  // the original's share of the budget lasts until the export ends
+        }
         let work = Task(executorPreference: pipeline.configuration.workExecutor) { () throws -> (data: Data, format: ImageFormat)? in
             try export.exportAnimation(original, options: options, coders: coders)
         }

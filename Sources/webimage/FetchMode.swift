@@ -82,7 +82,8 @@ struct FetchMode: Sendable {
             throw error
         }
         let reservation = try await pipeline.configuration.memoryBudget?.reserve(
-            MemoryBudget.bytes(toDecode: original.header, options: options), waitingAtMost: pipeline.configuration.memoryBudgetWait)
+            MemoryBudget.bytes(toDecode: original.header, options: options), waitingAtMost: pipeline.configuration.memoryBudgetWait,
+            holding: original.reservedBytes)
         defer { reservation?.release() }
         do {
             try Self.verify(original.data, coders: pipeline.configuration.coders, options: options)

@@ -14,21 +14,24 @@ struct ShowAnimation: Sendable {
     private let decoder: any AnimatedImageDecoding
     private let executor: ImageWorkExecutor?
     private let reservation: MemoryBudget.Reservation?
+    /// The original bytes' response: its share of the memory budget lasts as long as the animation.
+    private let original: ImageDataResponse
 
     /// The animation of `request`'s original bytes (from the cache the load just filled), or `nil`
     /// when its format is decoded only all at once (then the cell keeps the first frame).
     static func open(_ request: ImageRequest, pipeline: ImagePipeline) async throws -> ShowAnimation? {
-        let data = try await pipeline.data(for: request).data
+        let original = try await pipeline.data(for: request), data = original.data
         let coders = pipeline.configuration.coders
         var canvas = try coders.readHeader(data)
         canvas.frameCount = 1
         // The canvas and what disposal keeps of the previous frame.
         let reservation = try await pipeline.configuration.memoryBudget?.reserve(
-            2 * MemoryBudget.bytes(toDecode: canvas, options: .default), waitingAtMost: pipeline.configuration.memoryBudgetWait)
+            2 * MemoryBudget.bytes(toDecode: canvas, options: .default), waitingAtMost: pipeline.configuration.memoryBudgetWait,
+            holding: original.reservedBytes)
         guard let decoder = try coders.animatedDecoder(for: data), decoder.frameCount > 1 else { return nil }
         return ShowAnimation(
             frameCount: decoder.frameCount, loopCount: decoder.loopCount, decoder: decoder,
-            executor: pipeline.configuration.workExecutor, reservation: reservation)
+            executor: pipeline.configuration.workExecutor, reservation: reservation, original: original)
     }
 
     func duration(at index: Int) -> Duration { decoder.duration(at: index) }

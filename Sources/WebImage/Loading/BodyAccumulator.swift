@@ -2,22 +2,30 @@ import Foundation
 
 /// Reads a response body into memory under a size limit, reporting progress to the callers
 /// of the shared download and keeping the bytes of a broken transfer for a later resume.
+///
+/// With a memory budget (`memory`), the bytes are reserved before they are allocated: a declared
+/// length whole before the first byte is read, else as the body grows (256 KB, then doubling).
 struct BodyAccumulator {
     let limit: Int
     let key: String
     let ticket: UInt64
     let context: DownloadContext
     let url: URL
+    let memory: (any BodyMemoryReserving)?
     private(set) var data = Data()
     /// The full body length, when known (for a resumed body: kept bytes + the range's length).
     var expectedTotal: Int?
+    /// What the memory budget holds for this body, and how many bytes in all.
+    private var holds: [any AnyObject & Sendable] = []
+    private var reserved = 0
 
-    init(limit: Int, key: String, ticket: UInt64, context: DownloadContext, url: URL) {
+    init(limit: Int, key: String, ticket: UInt64, context: DownloadContext, url: URL, memory: (any BodyMemoryReserving)?) {
         self.limit = limit
         self.key = key
         self.ticket = ticket
         self.context = context
         self.url = url
+        self.memory = memory
     }
 
     /// Starts from bytes kept by an interrupted attempt.
@@ -31,9 +39,12 @@ struct BodyAccumulator {
             // Refused from the declared length: not one body byte is read.
             throw AttemptFailure(.tooLarge(limit: limit, declared: expectedTotal))
         }
+        if let expectedTotal { try await reserve(atLeast: expectedTotal) }
         do {
             for try await chunk in body {
-                guard data.count + chunk.count <= limit else { throw AttemptFailure(.tooLarge(limit: limit, declared: nil)) }
+                let needed = data.count + chunk.count
+                guard needed <= limit else { throw AttemptFailure(.tooLarge(limit: limit, declared: nil)) }
+                if needed > reserved { try await reserve(atLeast: max(needed, min(limit, memory?.bodyLimit ?? .max, max(2 * reserved, 256 << 10)))) }
                 if !data.isEmpty {
                     data.append(chunk)
                 } else if let expectedTotal, chunk.count < expectedTotal {
@@ -64,7 +75,21 @@ struct BodyAccumulator {
             throw AttemptFailure(.transport(underlying: BodyLengthMismatch(declared: expectedTotal, received: data.count)))
         }
         guard !data.isEmpty else { throw AttemptFailure(.emptyBody) }
-        return DownloadResult(data: data, response: response)
+        var result = DownloadResult(data: data, response: response)
+        result.memoryHolds = holds
+        return result
+    }
+
+    /// Reserves room for `total` bytes of body in all, if there is a budget (before they are
+    /// allocated: the declared length, or the next step of growth).
+    private mutating func reserve(atLeast total: Int) async throws(AttemptFailure) {
+        guard let memory, total > reserved else { return }
+        do throws(ImageDownloadError) {
+            holds.append(try await memory.reserveBody(total - reserved, holding: reserved))
+            reserved = total
+        } catch {
+            throw AttemptFailure(error)
+        }
     }
 
     private func keepForResume(_ response: DataResponse) {

@@ -57,7 +57,7 @@ extension DownloadOperation {
             result.headersChangedByModifier = transfer.headersChangedByModifier
             return result
         }
-        var body = BodyAccumulator(limit: configuration.maxBodySize, key: key, ticket: ticket, context: context, url: url)
+        var body = BodyAccumulator(limit: configuration.maxBodySize, key: key, ticket: ticket, context: context, url: url, memory: memory)
         if response.statusCode == 206, let resume {
             body.seed(resume.data, expectedTotal: try Self.resumedTotal(response, kept: resume.data.count))
         } else {

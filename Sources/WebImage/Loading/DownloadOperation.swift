@@ -13,6 +13,8 @@ struct DownloadOperation: Sendable {
     let context: DownloadContext
     /// The task running this operation: an attempt's timeout interrupts it.
     let handle: OperationHandle
+    /// Where the body's bytes are reserved before they are read (the starting caller's budget).
+    let memory: (any BodyMemoryReserving)?
 
     var configuration: ImageDownloaderConfiguration { context.configuration }
 

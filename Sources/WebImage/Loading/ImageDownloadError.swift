@@ -35,6 +35,9 @@ public enum ImageDownloadError: Error, Sendable, CustomStringConvertible {
     /// no number or disagrees with itself, a `Content-Range` out of order or past `Int.max`):
     /// the response is refused rather than guessed at (permanent).
     case invalidHeader(name: String, value: String)
+    /// The memory budget had no room for the body within the wait allowed (transient: it depends
+    /// on what else the process holds, not on the URL; not retried by the downloader).
+    case overMemoryBudget(requested: Int, limit: Int)
 
     public var description: String {
         switch self {
@@ -52,13 +55,14 @@ public enum ImageDownloadError: Error, Sendable, CustomStringConvertible {
         case .lookupFailed(let underlying): "URL look-up failed: \(underlying)"
         case .requestRefused: "the request modifier refused the request"
         case let .invalidHeader(name, value): "the response has an invalid \(name) header '\(value.prefix(64))'"
+        case let .overMemoryBudget(requested, limit): "no room for a body of \(requested) bytes in the memory budget of \(limit) bytes"
         }
     }
 
     /// Whether trying again later may succeed.
     public var isTransient: Bool {
         switch self {
-        case .timedOut, .cancelled: true
+        case .timedOut, .cancelled, .overMemoryBudget: true
         case .transport(let underlying): !TransportFailure.isPermanent(underlying)
         case .badStatusCode(let code): code == 408 || code == 429 || code >= 500
         case .lookupFailed(let underlying): underlying.isTransient
@@ -94,6 +98,7 @@ extension ImageDownloadError {
         case .resolverFailed, .lookupFailed: "resolver"
         case .requestRefused: "refused"
         case .invalidHeader: "invalid_header"
+        case .overMemoryBudget: "memory"
         }
     }
 }

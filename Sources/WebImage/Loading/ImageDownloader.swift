@@ -159,11 +159,13 @@ public final class ImageDownloader: Sendable {
     /// A caller identity for ``download(_:subscriber:progress:)``.
     func makeSubscriberID() -> UInt64 { nextID() }
 
-    /// Downloads `request` as caller `subscriber`, whose priority ``setPriority(_:request:subscriber:)`` changes.
+    /// Downloads `request` as caller `subscriber`, whose priority ``setPriority(_:request:subscriber:)`` changes;
+    /// the body's bytes are reserved in `memory` (the pipeline's budget) before they are read.
     func download(
-        _ request: ImageDownloadRequest, subscriber: UInt64, progress: (@Sendable (DownloadProgress) -> Void)?
+        _ request: ImageDownloadRequest, subscriber: UInt64, memory: (any BodyMemoryReserving)? = nil,
+        progress: (@Sendable (DownloadProgress) -> Void)?
     ) async throws(ImageDownloadError) -> DownloadResult {
-        try await perform(request, id: subscriber, key: sharingKey(request, id: subscriber), progress: progress)
+        try await perform(request, id: subscriber, key: sharingKey(request, id: subscriber), memory: memory, progress: progress)
     }
 
     /// Changes the priority of caller `subscriber` of `request`'s shared download (synchronous:
@@ -213,7 +215,8 @@ public final class ImageDownloader: Sendable {
     }
 
     fileprivate func perform(
-        _ request: ImageDownloadRequest, id: UInt64, key: String? = nil, progress: (@Sendable (DownloadProgress) -> Void)?
+        _ request: ImageDownloadRequest, id: UInt64, key: String? = nil, memory: (any BodyMemoryReserving)? = nil,
+        progress: (@Sendable (DownloadProgress) -> Void)?
     ) async throws(ImageDownloadError) -> DownloadResult {
         guard loader.canLoad(request.url) else {
             throw .invalidURL(request.url.absoluteString)
@@ -223,7 +226,8 @@ public final class ImageDownloader: Sendable {
         do {
             return try await registry.subscribe(key: key, id: id, request: request, timeout: timeout, progress: progress) { ticket, handle in
                 // Made only by the caller that starts the shared download, not by every joiner.
-                let operation = DownloadOperation(request: request, key: key, ticket: ticket, context: self.makeContext(), handle: handle)
+                let operation = DownloadOperation(
+                    request: request, key: key, ticket: ticket, context: self.makeContext(), handle: handle, memory: memory)
                 return DownloadRegistry.Work(stage: operation.firstSlotStage) { try await Self.run(operation) }
             }
         } catch {
@@ -273,6 +277,8 @@ public struct DownloadResult: Sendable {
     /// The headers (names lowercased) the request modifier changed on the way out: a `Vary` that
     /// names one of them cannot be matched by a later look-up, which does not run the modifier.
     var headersChangedByModifier: Set<String> = []
+    /// The memory budget's reservations for ``data``: held while a copy of this result is.
+    var memoryHolds: [any AnyObject & Sendable] = []
 
     public init(data: Data, response: DataResponse) {
         self.data = data

@@ -35,6 +35,7 @@ public struct RetryPolicy: Sendable, Hashable {
     /// The delay before retry number `attempt` (1-based) after `error`, or `nil` for "give up".
     public func delay(beforeRetry attempt: Int, after error: ImageDownloadError, retryAfter: String?) -> Duration? {
         guard attempt <= maxRetries, error.isTransient, error != .cancelled else { return nil }
+        if case .overMemoryBudget = error { return nil }  // it already waited for room
         if let retryAfter, let delay = HTTPHeaderValue.retryAfter(retryAfter, limit: maxRetryAfter) {
             return delay
         }

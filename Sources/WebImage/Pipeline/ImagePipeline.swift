@@ -125,7 +125,7 @@ public final class ImagePipeline: Sendable {
             await commitOriginal(original, request: request)
             return ImageDataResponse(
                 data: original.data, source: original.source, httpResponse: original.httpResponse,
-                isRevalidated: original.isRevalidated, isStale: original.isStale, header: header)
+                isRevalidated: original.isRevalidated, isStale: original.isStale, header: header, memoryHolds: original.memoryHolds)
         } catch {
             throw Self.pipelineError(error)
         }

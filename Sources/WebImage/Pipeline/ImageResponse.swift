@@ -144,4 +144,11 @@ public struct ImageDataResponse: Sendable {
     public var isStale: Bool
     /// What the header says (format, size, frames); read without decoding pixels.
     public var header: ImageHeader
+    /// The memory budget's reservations for ``data``: the bytes count against it while this
+    /// response (or a copy) is held.
+    var memoryHolds: [any AnyObject & Sendable] = []
+    /// The bytes of the memory budget this response holds for ``data`` (0 when it holds none):
+    /// what to pass as `holding` to ``MemoryBudget/reserve(_:waitingAtMost:for:holding:)`` for
+    /// work on these bytes.
+    public var reservedBytes: Int { MemoryBudget.heldBytes(memoryHolds) }
 }

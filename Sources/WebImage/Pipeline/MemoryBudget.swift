@@ -2,17 +2,24 @@ import DequeModule
 import Foundation
 import Metrics
 
-/// One budget for the memory decoded pixels take in a process: images in memory caches,
-/// decodes and renders in flight, animation frames held.
+/// One budget for the memory images take in a process: decoded pixels in memory caches,
+/// decodes and renders in flight, animation frames held, and the encoded bytes of images being
+/// downloaded or waiting to be decoded.
 ///
 /// SDWebImage, Nuke and Kingfisher cap their caches only, so many large or animated images
 /// decoding at once still run a process out of memory. Here work reserves what it will allocate
-/// before it allocates it (``reserve(_:waitingAtMost:)``): when the budget has no room, the
+/// before it allocates it (``reserve(_:waitingAtMost:for:)``): when the budget has no room, the
 /// memory caches registered with it give memory back first (``addReclaimable(cost:reclaim:)``),
 /// then the work waits, first come first served, for reservations to end — at most the time
 /// given, then it is refused with ``MemoryBudgetError/overBudget(requested:limit:)``; a
 /// reservation larger than the whole budget is refused at once. A reservation ends when it is
 /// released or deallocated.
+///
+/// Encoded bytes (``Use/encoded``: a response body from its `Content-Length` before it is read,
+/// bytes read from the disk cache) may hold at most ``encodedLimit`` together; one body alone may
+/// exceed it. Bodies wait for one another at that bound, so at least three quarters of the
+/// budget stay for decoding them: a decode never waits for room held by bodies whose own decodes
+/// wait behind it.
 ///
 /// `webimage serve --memory-budget-mb`, `fetch` and `show` set one per process; a pipeline uses
 /// the one in its configuration. The default, ``defaultLimit``, is derived from the cgroup
@@ -27,10 +34,22 @@ import Metrics
 public final class MemoryBudget: Sendable {
     /// Bytes the budget allows.
     public let limit: Int
+    /// The most that encoded bytes may hold at once, unless one body alone is larger: a quarter
+    /// of ``limit``.
+    public var encodedLimit: Int { max(1, limit / 4) }
     private let state = Locked(State())
     private let waits = Counter(label: "webimage_memory_budget_waits_total")
     private let refusals = Counter(label: "webimage_memory_budget_refusals_total")
     private let inUseGauge = Gauge(label: "webimage_memory_budget_in_use_bytes")
+    private let encodedGauge = Gauge(label: "webimage_memory_budget_encoded_bytes")
+
+    /// What a reservation holds.
+    public enum Use: Sendable {
+        /// Decoded pixels: images, frames, processing buffers.
+        case pixels
+        /// Encoded bytes: a body being downloaded, or bytes read from a cache, until decoded.
+        case encoded
+    }
 
     private struct Reclaimable {
         var cost: @Sendable () -> Int
@@ -40,6 +59,7 @@ public final class MemoryBudget: Sendable {
     private struct Waiter {
         var id: UInt64
         var bytes: Int
+        var use: Use
         var continuation: CheckedContinuation<Bool, Never>
     }
 
@@ -48,9 +68,20 @@ public final class MemoryBudget: Sendable {
             didSet { peakReserved = max(peakReserved, reserved) }
         }
         var peakReserved = 0
+        /// Encoded bytes reserved, or counted against ``encodedLimit`` while they wait for room.
+        var encodedHeld = 0
+        /// Waiters for room, first come first served.
         var waiting = Deque<Waiter>()
+        /// Encoded reservations waiting for other encoded bytes to end (``encodedLimit``); they
+        /// join `waiting` when they pass the bound, and hold no one up before.
+        var encodedWaiting = Deque<Waiter>()
         var reclaimables: [UInt64: Reclaimable] = [:]
         var nextID: UInt64 = 0
+
+        /// Whether encoded `bytes` may pass the encoded bound now (in order: none parked before them).
+        func encodedMayPass(_ bytes: Int, limit: Int) -> Bool { encodedWaiting.isEmpty && encodedFits(bytes, limit: limit) }
+        /// Within the bound, or alone.
+        func encodedFits(_ bytes: Int, limit: Int) -> Bool { encodedHeld == 0 || encodedHeld + bytes <= limit }
     }
 
     /// A budget of `limit` bytes (at least one).
@@ -74,10 +105,12 @@ public final class MemoryBudget: Sendable {
 
     /// Bytes reserved now plus what the registered caches hold.
     public var inUse: Int { state.withLock { Self.used($0) } }
+    /// Encoded bytes reserved now (or counted while they wait for room).
+    public var encodedInUse: Int { state.withLock { $0.encodedHeld } }
     /// The most bytes reserved at once so far (caches not counted).
     public var peakReserved: Int { state.withLock { $0.peakReserved } }
     /// Reservations waiting for room now.
-    public var waitingCount: Int { state.withLock { $0.waiting.count } }
+    public var waitingCount: Int { state.withLock { $0.waiting.count + $0.encodedWaiting.count } }
 
     /// Counts `cost` (what a cache holds now) as in use, and lets the budget call `reclaim` with
     /// a smaller cost to make room. Returns a token; the registration ends when it is released.
@@ -99,37 +132,52 @@ public final class MemoryBudget: Sendable {
         }
     }
 
-    /// Reserves `bytes`, waiting at most `timeout` for room.
+    /// Reserves `bytes` for `use`, waiting at most `timeout` for room.
     ///
-    /// - Throws: ``MemoryBudgetError/overBudget(requested:limit:)`` when `bytes` is more than the
-    ///   whole budget, or no room came within `timeout`; ``MemoryBudgetError/cancelled`` when the
-    ///   task was cancelled while waiting.
-    public func reserve(_ bytes: Int, waitingAtMost timeout: Duration) async throws(MemoryBudgetError) -> Reservation {
-        let bytes = max(0, bytes)
-        guard bytes <= limit else {
+    /// `holding` is what the caller already holds in this budget and keeps while it holds this
+    /// reservation (the body of the image it decodes): a reservation that could never fit beside
+    /// it is refused at once rather than after the wait.
+    ///
+    /// - Throws: ``MemoryBudgetError/overBudget(requested:limit:)`` when `bytes` and `holding`
+    ///   together are more than the whole budget, or no room came within `timeout`;
+    ///   ``MemoryBudgetError/cancelled`` when the task was cancelled while waiting.
+    public func reserve(
+        _ bytes: Int, waitingAtMost timeout: Duration, for use: Use = .pixels, holding: Int = 0
+    ) async throws(MemoryBudgetError) -> Reservation {
+        let bytes = max(0, bytes), holding = min(max(0, holding), limit)
+        guard bytes <= limit - holding else {
             refusals.increment()
-            throw .overBudget(requested: bytes, limit: limit)
+            let (total, overflow) = bytes.addingReportingOverflow(holding)
+            throw .overBudget(requested: overflow ? .max : total, limit: limit)
         }
-        enum Decision { case granted, wait(UInt64) }
-        let decision: Decision = state.withLock { state in
-            if state.waiting.isEmpty, makeRoom(bytes, &state) {
-                state.reserved += bytes
-                return .granted
-            }
-            state.nextID += 1
-            return .wait(state.nextID)
+        let granted: Bool = state.withLock { state in
+            guard state.waiting.isEmpty, use == .pixels || state.encodedMayPass(bytes, limit: encodedLimit), makeRoom(bytes, &state) else { return false }
+            take(bytes, use, &state)
+            return true
         }
-        guard case .wait(let id) = decision else { return granted(bytes) }
+        if granted { return reservation(bytes, use) }
         waits.increment()
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
         let admitted = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let immediate: Bool? = state.withLock { state in
                     if Task.isCancelled { return false }
+                    let waiter = Waiter(id: id, bytes: bytes, use: use, continuation: continuation)
+                    if use == .encoded {
+                        guard state.encodedMayPass(bytes, limit: encodedLimit) else {
+                            state.encodedWaiting.append(waiter)
+                            return nil
+                        }
+                        state.encodedHeld += bytes  // past the bound: counted while it waits for room
+                    }
                     if state.waiting.isEmpty, makeRoom(bytes, &state) {
                         state.reserved += bytes
                         return true
                     }
-                    state.waiting.append(Waiter(id: id, bytes: bytes, continuation: continuation))
+                    state.waiting.append(waiter)
                     return nil
                 }
                 if let immediate { return continuation.resume(returning: immediate) }
@@ -146,90 +194,81 @@ public final class MemoryBudget: Sendable {
             if Task.isCancelled { throw .cancelled }
             throw .overBudget(requested: bytes, limit: limit)
         }
-        return granted(bytes)
+        return reservation(bytes, use)
     }
 
-    /// A handle on reserved bytes; they return to the budget on ``release()`` or when it is deallocated.
-    public final class Reservation: Sendable {
-        /// Bytes reserved.
-        public let bytes: Int
-        private let budget: MemoryBudget?
-        private let released = Locked(false)
-
-        init(bytes: Int, budget: MemoryBudget?) {
-            self.bytes = bytes
-            self.budget = budget
+    /// Reserves `bytes` more for work that already holds `holding` (a body growing past its first
+    /// step), from the room there is now, without waiting: ahead of the line and past the encoded
+    /// bound. A growing body must not wait, since the room it would wait for may be held by loads
+    /// queued behind it (their bodies, done, waiting to decode).
+    ///
+    /// - Throws: ``MemoryBudgetError/overBudget(requested:limit:)`` when there is no room now.
+    func reserveNow(_ bytes: Int, for use: Use, holding: Int) throws(MemoryBudgetError) -> Reservation {
+        let bytes = max(0, bytes), holding = min(max(0, holding), limit)
+        let (total, overflow) = bytes.addingReportingOverflow(holding)
+        let granted = bytes <= limit - holding && state.withLock { state in
+            guard makeRoom(bytes, &state) else { return false }
+            take(bytes, use, &state)
+            return true
         }
-
-        /// Returns the bytes to the budget (once; later calls do nothing).
-        public func release() {
-            guard !released.withLock({ done in defer { done = true }; return done }) else { return }
-            budget?.end(bytes)
+        guard granted else {
+            refusals.increment()
+            throw .overBudget(requested: overflow ? .max : total, limit: limit)
         }
-
-        deinit { release() }
-    }
-
-    /// A registered cache; the registration ends on ``release()`` or when it is deallocated.
-    public final class Registration: Sendable {
-        private let end: Locked<(@Sendable () -> Void)?>
-        init(_ end: @escaping @Sendable () -> Void) { self.end = Locked(end) }
-        public func release() { end.withLock { $0.take() }?() }
-        deinit { release() }
-    }
-
-    /// What decoding an image of `header` with `options` allocates, in bytes: 4 per pixel of
-    /// every frame kept (canvas-sized), at full size — or, for a thumbnail of a JPEG or WebP,
-    /// which decode at a reduced scale, at most twice the thumbnail's side — plus the thumbnail.
-    public static func bytes(toDecode header: ImageHeader, options: ImageDecodingOptions) -> Int {
-        let frames = options.framesToDecode(of: header.frameCount)
-        var area = area(header.pixelWidth, header.pixelHeight)
-        if let side = options.thumbnailMaxPixelSize {
-            func fitted(_ side: Int) -> Int {
-                let size = Resampler.fittingSize(width: header.pixelWidth, height: header.pixelHeight, maxWidth: side, maxHeight: side)
-                return Self.area(size.width, size.height)
-            }
-            if header.format == .jpeg || header.format == .webp { area = fitted(side > Int.max / 2 ? .max : side * 2) }
-            let (sum, overflow) = area.addingReportingOverflow(fitted(side))
-            area = overflow ? .max : sum
-        }
-        let (bytes, overflow) = area.multipliedReportingOverflow(by: 4 * max(frames, 1))
-        return overflow ? .max : bytes
-    }
-
-    /// `width × height` (negative sides count as 0), `Int.max` when that overflows.
-    package static func area(_ width: Int, _ height: Int) -> Int {
-        let (product, overflow) = max(width, 0).multipliedReportingOverflow(by: max(height, 0))
-        return overflow ? .max : product
+        return reservation(bytes, use)
     }
 
     // MARK: - Internals
 
-    private func granted(_ bytes: Int) -> Reservation {
-        inUseGauge.record(inUse)
-        return Reservation(bytes: bytes, budget: self)
+    private func reservation(_ bytes: Int, _ use: Use) -> Reservation {
+        recordGauges()
+        return Reservation(bytes: bytes, use: use, budget: self)
     }
 
-    private func end(_ bytes: Int) {
+    private func recordGauges() {
+        let (used, encoded) = state.withLock { (Self.used($0), $0.encodedHeld) }
+        inUseGauge.record(used)
+        encodedGauge.record(encoded)
+    }
+
+    private func take(_ bytes: Int, _ use: Use, _ state: inout State) {
+        state.reserved += bytes
+        if use == .encoded { state.encodedHeld += bytes }
+    }
+
+    func end(_ bytes: Int, _ use: Use) {
         let admitted = state.withLock { state in
             state.reserved -= bytes
+            if use == .encoded { state.encodedHeld -= bytes }
             return admitWaiters(&state)
         }
         for waiter in admitted { waiter.resume(returning: true) }
-        inUseGauge.record(inUse)
+        recordGauges()
     }
 
-    /// The waiter `id` stops waiting (its time is up, or it was cancelled), if it still waits.
+    /// The waiter `id` stops waiting (its time is up, or it was cancelled), if it still waits;
+    /// those behind it that fit now are admitted.
     private func giveUp(_ id: UInt64) {
-        let waiter: Waiter? = state.withLock { state in
-            guard let index = state.waiting.firstIndex(where: { $0.id == id }) else { return nil }
-            return state.waiting.remove(at: index)
+        let (waiter, admitted): (Waiter?, [CheckedContinuation<Bool, Never>]) = state.withLock { state in
+            if let index = state.encodedWaiting.firstIndex(where: { $0.id == id }) {
+                return (state.encodedWaiting.remove(at: index), [])
+            }
+            guard let index = state.waiting.firstIndex(where: { $0.id == id }) else { return (nil, []) }
+            let waiter = state.waiting.remove(at: index)
+            if waiter.use == .encoded { state.encodedHeld -= waiter.bytes }
+            return (waiter, admitWaiters(&state))
         }
         waiter?.continuation.resume(returning: false)
+        for continuation in admitted { continuation.resume(returning: true) }
     }
 
-    /// The waiters at the head of the line that fit now, their bytes reserved.
+    /// The waiters that fit now, their bytes reserved: encoded ones that pass the encoded bound
+    /// join the line, then the head of the line while it fits.
     private func admitWaiters(_ state: inout State) -> [CheckedContinuation<Bool, Never>] {
+        while let first = state.encodedWaiting.first, state.encodedFits(first.bytes, limit: encodedLimit) {
+            state.encodedHeld += first.bytes
+            state.waiting.append(state.encodedWaiting.removeFirst())
+        }
         var admitted: [CheckedContinuation<Bool, Never>] = []
         while let first = state.waiting.first, makeRoom(first.bytes, &state) {
             state.reserved += first.bytes

@@ -65,12 +65,16 @@ extension ImagePipeline {
             }
         }
         var stale: DataCacheEntry?
+        var staleHolds: [any AnyObject & Sendable] = []
         if options.readsDisk, let cache = configuration.dataCache, let entry = await cache.entry(for: key), varies(entry.metadata, like: request) {
+            let holds = try await holdEncoded(entry.data.count)
             if entry.metadata.isFresh(at: now) && !options.contains(.refreshCached) || options.contains(.fromCacheOnly) {
                 metrics.diskHits.increment()
-                return OriginalData(data: entry.data, source: .disk, metadata: entry.metadata, varyNames: recordVary(entry.metadata, key))
+                return OriginalData(
+                    data: entry.data, source: .disk, metadata: entry.metadata, varyNames: recordVary(entry.metadata, key), memoryHolds: holds)
             }
             stale = entry
+            staleHolds = holds
         }
         if options.contains(.fromCacheOnly) { throw ImagePipelineError.notCached }
         if !options.contains(.retryFailed), let error = failedURLs.error(for: key) {
@@ -90,7 +94,9 @@ extension ImagePipeline {
         download.priority = priority
         counters.downloads.add(1, ordering: .relaxed)
         do throws(ImageDownloadError) {
-            let result = try await downloader.download(download, subscriber: subscriber) { progress in context.send(.progress(progress)) }
+            let result = try await downloader.download(download, subscriber: subscriber, memory: bodyMemory) { progress in
+                context.send(.progress(progress))
+            }
             if result.isNotModified {
                 guard let stale else { throw ImageDownloadError.badStatusCode(304) }  // validators come only from a stale entry
                 let refreshed = configuration.httpCachePolicy.refreshed(stale.metadata, with: result.response, now: Date())
@@ -98,7 +104,7 @@ extension ImagePipeline {
                 metrics.revalidations.increment()
                 return OriginalData(
                     data: stale.data, source: .disk, httpResponse: result.response, metadata: refreshed, isRevalidated: true,
-                    varyNames: recordVary(refreshed, key))
+                    varyNames: recordVary(refreshed, key), memoryHolds: staleHolds)
             }
             if options.contains(.retryFailed) { failedURLs.forget(key) }
             let policy = configuration.httpCachePolicy, hasIdentity = request.identity != nil
@@ -114,13 +120,20 @@ extension ImagePipeline {
             return OriginalData(
                 data: result.data, source: .network, httpResponse: result.response, metadata: metadata,
                 store: metadata.map { DeferredStore(key: key, data: result.data, metadata: $0) },
-                mayKeepInMemory: (!policy.isShared || metadata != nil) && vary != .any, varyNames: recordVary(vary, key))
+                mayKeepInMemory: (!policy.isShared || metadata != nil) && vary != .any, varyNames: recordVary(vary, key),
+                memoryHolds: result.memoryHolds)
         } catch {
             if error == .cancelled { throw ImagePipelineError.cancelled }
             if let stale, configuration.httpCachePolicy.staleIfError, !stale.metadata.mustRevalidate, error.isTransient {
                 logger.warning("revalidation failed; serving the stale entry", metadata: ["url": "\(request.url)", "error": "\(error)"])
                 metrics.staleServed.increment()
-                return OriginalData(data: stale.data, source: .disk, metadata: stale.metadata, isStale: true, varyNames: recordVary(stale.metadata, key))
+                return OriginalData(
+                    data: stale.data, source: .disk, metadata: stale.metadata, isStale: true, varyNames: recordVary(stale.metadata, key),
+                    memoryHolds: staleHolds)
+            }
+            if case let .overMemoryBudget(requested, limit) = error {
+                // The process's state, not the URL's: not remembered as a failed URL.
+                throw ImagePipelineError.overBudget(.overBudget(requested: requested, limit: limit))
             }
             let failure = ImagePipelineError.loadingFailed(error)
             failedURLs.remember(failure, for: key)

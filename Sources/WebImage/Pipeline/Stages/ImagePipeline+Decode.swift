@@ -44,7 +44,7 @@ extension ImagePipeline {
         _ original: OriginalData, request: ImageRequest, reload: () async throws -> DecodedImage
     ) async throws -> DecodedImage {
         let coders = request.context.coders ?? configuration.coders
-        let reservation = try await reserveMemory(toDecode: original.data, request: request, coders: coders)
+        let reservation = try await reserveMemory(toDecode: original.data, holding: original.heldBytes, request: request, coders: coders)
         do {
             let image = try decode(original.data, request: request, coders: coders)
             await commitOriginal(original, request: request)
@@ -86,14 +86,18 @@ extension ImagePipeline {
     /// frame kept, at the size the decode makes), waiting for room as configured. `nil` without a
     /// budget, for header-only requests, and for data whose header does not read or is over the
     /// pixel limit (the decode then fails on its own, with the typed error that says so).
-    private func reserveMemory(toDecode data: Data, request: ImageRequest, coders: ImageCoderRegistry) async throws -> MemoryBudget.Reservation? {
+    /// `holding`: what the budget already holds for `data`, kept while it decodes.
+    private func reserveMemory(
+        toDecode data: Data, holding: Int, request: ImageRequest, coders: ImageCoderRegistry
+    ) async throws -> MemoryBudget.Reservation? {
         let options = decodingOptions(for: request)
         // Over the pixel limit, the decode refuses the file itself (a typed `tooManyPixels`), before
         // anything is allocated: nothing to reserve.
         guard let budget = configuration.memoryBudget, !request.options.contains(.avoidDecode),
               let header = try? coders.readHeader(data), (try? options.checkPixelLimit(header)) != nil else { return nil }
         do {
-            return try await budget.reserve(MemoryBudget.bytes(toDecode: header, options: options), waitingAtMost: configuration.memoryBudgetWait)
+            return try await budget.reserve(
+                MemoryBudget.bytes(toDecode: header, options: options), waitingAtMost: configuration.memoryBudgetWait, holding: holding)
         } catch {
             throw error == .cancelled ? ImagePipelineError.cancelled : ImagePipelineError.overBudget(error)
         }

@@ -55,7 +55,8 @@ extension ImagePipeline {
         let processors = request.context.processors
         if !processors.isEmpty, image.isDecoded {
             let animated = request.options.contains(.transformAnimatedImage)
-            let reservation = try await reserveMemory(toProcess: image, with: processors, animated: animated)
+            let held = decoded.original.heldBytes + (decoded.reservation?.bytes ?? 0)
+            let reservation = try await reserveMemory(toProcess: image, with: processors, animated: animated, holding: held)
             defer { reservation?.release() }
             counters.processings.add(1, ordering: .relaxed)
             let started = ContinuousClock.now
@@ -87,9 +88,10 @@ extension ImagePipeline {
     }
 
     /// Reserves in the memory budget what processing allocates: every processed frame kept,
-    /// and the largest intermediate of one frame (each step's size from ``ImageProcessing/outputSize(width:height:)``).
+    /// and the largest intermediate of one frame (each step's size from ``ImageProcessing/outputSize(width:height:)``);
+    /// `holding`: what the budget already holds for this load (its body and decoded pixels).
     private func reserveMemory(
-        toProcess image: Image, with processors: [any ImageProcessing], animated: Bool
+        toProcess image: Image, with processors: [any ImageProcessing], animated: Bool, holding: Int
     ) async throws(ImagePipelineError) -> MemoryBudget.Reservation? {
         guard let budget = configuration.memoryBudget else { return nil }
         var size = (width: image.pixelWidth, height: image.pixelHeight), peak = 0
@@ -102,7 +104,7 @@ extension ImagePipeline {
         let (pixels, overflow2) = kept.addingReportingOverflow(peak)
         let bytes = overflow || overflow2 || pixels > Int.max / 4 ? Int.max : pixels * 4
         do {
-            return try await budget.reserve(bytes, waitingAtMost: configuration.memoryBudgetWait)
+            return try await budget.reserve(bytes, waitingAtMost: configuration.memoryBudgetWait, holding: holding)
         } catch {
             throw error == .cancelled ? .cancelled : .overBudget(error)
         }

@@ -29,6 +29,11 @@ struct OriginalData: Sendable {
     /// The request headers the response varied by (its `Vary`, `nil` for none): the memory
     /// caches keep these bytes and their images under the key plus the values this request sent.
     var varyNames: [String]? = nil
+    /// The memory budget's reservations for ``data`` (a body downloaded, or bytes read from disk):
+    /// held as long as a copy of this value is (by the decoded image, a data response).
+    var memoryHolds: [any AnyObject & Sendable] = []
+    /// The bytes ``memoryHolds`` reserve.
+    var heldBytes: Int { MemoryBudget.heldBytes(memoryHolds) }
     /// Whether a processed variant may go to disk: only with the original's metadata to carry.
     var mayStoreVariant: Bool { metadata != nil }
 }

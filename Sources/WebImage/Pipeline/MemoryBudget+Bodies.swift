@@ -1,0 +1,45 @@
+extension MemoryBudget {
+    /// The budget as the downloader sees it: a body reserves ``Use/encoded`` bytes before they
+    /// are read, waiting at most `wait` (the pipeline's ``ImagePipeline/Configuration/memoryBudgetWait``).
+    struct Bodies: BodyMemoryReserving {
+        let budget: MemoryBudget
+        let wait: Duration
+
+        var bodyLimit: Int { budget.limit }
+
+        func reserveBody(_ bytes: Int, holding: Int) async throws(ImageDownloadError) -> any AnyObject & Sendable {
+            do {
+                if holding > 0 { return try budget.reserveNow(bytes, for: .encoded, holding: holding) }
+                return try await budget.reserve(bytes, waitingAtMost: wait, for: .encoded)
+            } catch {
+                guard case .overBudget(let requested, let limit) = error else { throw .cancelled }
+                throw .overMemoryBudget(requested: requested, limit: limit)
+            }
+        }
+    }
+}
+
+extension MemoryBudget {
+    /// The bytes the reservations among `holds` reserve.
+    static func heldBytes(_ holds: [any AnyObject & Sendable]) -> Int {
+        holds.reduce(0) { $0 + (($1 as? Reservation)?.bytes ?? 0) }
+    }
+}
+
+extension ImagePipeline {
+    /// The memory budget for bodies this pipeline downloads, if it has a budget.
+    var bodyMemory: MemoryBudget.Bodies? {
+        configuration.memoryBudget.map { MemoryBudget.Bodies(budget: $0, wait: configuration.memoryBudgetWait) }
+    }
+
+    /// Counts `bytes` of original data read into memory (from the disk cache) against the budget,
+    /// waiting for room as a decode does; held as long as the returned value is.
+    func holdEncoded(_ bytes: Int) async throws(ImagePipelineError) -> [any AnyObject & Sendable] {
+        guard let budget = configuration.memoryBudget else { return [] }
+        do {
+            return [try await budget.reserve(bytes, waitingAtMost: configuration.memoryBudgetWait, for: .encoded)]
+        } catch {
+            throw error == .cancelled ? .cancelled : .overBudget(error)
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+extension MemoryBudget {
+    /// A handle on reserved bytes; they return to the budget on ``release()`` or when it is deallocated.
+    ///
+    /// ```swift
+    /// let reservation = try await budget.reserve(bytes, waitingAtMost: .seconds(10))
+    /// defer { reservation.release() }
+    /// ```
+    public final class Reservation: Sendable {
+        /// Bytes reserved.
+        public let bytes: Int
+        /// What they are for.
+        public let use: Use
+        private let budget: MemoryBudget?
+        private let released = Locked(false)
+
+        init(bytes: Int, use: Use, budget: MemoryBudget?) {
+            self.bytes = bytes
+            self.use = use
+            self.budget = budget
+        }
+
+        /// Returns the bytes to the budget (once; later calls do nothing).
+        public func release() {
+            guard !released.withLock({ done in defer { done = true }; return done }) else { return }
+            budget?.end(bytes, use)
+        }
+
+        deinit { release() }
+    }
+
+    /// A registered cache; the registration ends on ``release()`` or when it is deallocated.
+    public final class Registration: Sendable {
+        private let end: Locked<(@Sendable () -> Void)?>
+        init(_ end: @escaping @Sendable () -> Void) { self.end = Locked(end) }
+        public func release() { end.withLock { $0.take() }?() }
+        deinit { release() }
+    }
+
+    /// What decoding an image of `header` with `options` allocates, in bytes: 4 per pixel of
+    /// every frame kept (canvas-sized), at full size — or, for a thumbnail of a JPEG or WebP,
+    /// which decode at a reduced scale, at most twice the thumbnail's side — plus the thumbnail.
+    public static func bytes(toDecode header: ImageHeader, options: ImageDecodingOptions) -> Int {
+        let frames = options.framesToDecode(of: header.frameCount)
+        var area = area(header.pixelWidth, header.pixelHeight)
+        if let side = options.thumbnailMaxPixelSize {
+            func fitted(_ side: Int) -> Int {
+                let size = Resampler.fittingSize(width: header.pixelWidth, height: header.pixelHeight, maxWidth: side, maxHeight: side)
+                return Self.area(size.width, size.height)
+            }
+            if header.format == .jpeg || header.format == .webp { area = fitted(side > Int.max / 2 ? .max : side * 2) }
+            let (sum, overflow) = area.addingReportingOverflow(fitted(side))
+            area = overflow ? .max : sum
+        }
+        let (bytes, overflow) = area.multipliedReportingOverflow(by: 4 * max(frames, 1))
+        return overflow ? .max : bytes
+    }
+
+    /// `width × height` (negative sides count as 0), `Int.max` when that overflows.
+    package static func area(_ width: Int, _ height: Int) -> Int {
+        let (product, overflow) = max(width, 0).multipliedReportingOverflow(by: max(height, 0))
+        return overflow ? .max : product
+    }
+}
