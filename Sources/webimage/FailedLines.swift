@@ -1,7 +1,7 @@
 import Foundation
 
 /// `fetch --retry-failed RUN.jsonl`: the lines an earlier run's `--jsonl` recorded as `failed`,
-/// read one line at a time (``LineReader``: at most 64 KB of a line is held; a longer one, or one
+/// read one line at a time (``LineReader``: at most 512 KB of a line is held (``maxRecordLength``); a longer one, or one
 /// that is no record, is skipped), each with its line number in that run. `invalid` lines are not
 /// retried (they would fail the same way), nor `opted-out`, `robots-disallowed`, `duplicate`,
 /// `skipped` or `cancelled` ones (`--skip-existing` resumes an interrupted run). A failed line of
