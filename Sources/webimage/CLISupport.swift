@@ -14,13 +14,18 @@ enum CLIPipeline {
         cacheDir: String?, concurrency: Int = 6, decodingOptions: ImageDecodingOptions = .default,
         maxBodyMegabytes: Int? = nil, cacheSizeMegabytes: Int? = nil,
         cacheMaxAge: Int? = nil, retries: Int? = nil, timeout: Double? = nil, memoryBudgetMegabytes: Int? = nil,
-        userAgent: String? = nil, hosts: HostLimiter? = nil
+        userAgent: String? = nil, hosts: HostLimiter? = nil, maxRetryAfter: Double? = nil
     ) throws -> ImagePipeline {
         var downloaderConfiguration = ImageDownloaderConfiguration()
         downloaderConfiguration.headers = downloaderConfiguration.headers.filter { $0.name.lowercased() != "user-agent" }
             + [HTTPField("User-Agent", userAgent ?? CLIUserAgent.default)]
         downloaderConfiguration.maxConcurrentDownloads = concurrency
         if let retries { downloaderConfiguration.retryPolicy.maxRetries = retries }
+        if let maxRetryAfter {
+            // `fetch`: a longer Retry-After ends the retries, and the host is refused (pace below).
+            downloaderConfiguration.retryPolicy.maxRetryAfter = .milliseconds(Int64((maxRetryAfter * 1000).rounded()))
+            downloaderConfiguration.retryPolicy.givesUpPastMaxRetryAfter = true
+        }
         if let timeout {
             guard timeout.isFinite, timeout > 0, timeout <= 86_400 else { throw CLIError("the timeout must be from 0 to 86400 seconds") }
             downloaderConfiguration.timeout = .milliseconds(Int64((timeout * 1000).rounded()))
@@ -43,18 +48,24 @@ enum CLIPipeline {
     }
 
     /// Every request (retries too) waits for its host's turn (`--rate-per-host`, back-off), and a
-    /// `429` or `503` with `Retry-After` (capped by the retry policy's ``RetryPolicy/maxRetryAfter``)
-    /// backs the whole host off.
+    /// `429` or `503` with `Retry-After` backs the whole host off for that long — up to the retry
+    /// policy's ``RetryPolicy/maxRetryAfter``; past it, with ``RetryPolicy/givesUpPastMaxRetryAfter``
+    /// (`fetch --max-retry-after`), the host is refused for the rest of the run (its requests
+    /// are not sent: the modifier returns `nil`), else the wait is capped there.
     private static func pace(_ configuration: inout ImageDownloaderConfiguration, by hosts: HostLimiter) {
-        let cap = configuration.retryPolicy.maxRetryAfter
+        let policy = configuration.retryPolicy
         configuration.requestModifier = { request in
-            try await hosts.pace(request.url.host ?? "")
-            return request
+            try await hosts.pace(request.url.host ?? "") ? request : nil
         }
         configuration.responseModifier = { response in
             if response.statusCode == 429 || response.statusCode == 503, let value = response.value(forHeader: "Retry-After"),
-               let delay = HTTPHeaderValue.retryAfterDelay(value, limit: cap) {
-                await hosts.backOff(response.url.host ?? "", for: delay)
+               let seconds = HTTPHeaderValue.retryAfterSeconds(value) {
+                let host = response.url.host ?? ""
+                if policy.givesUpPastMaxRetryAfter, seconds > policy.maxRetryAfter.secondsValue {
+                    await hosts.refuse(HostRefusal(host: host, asked: seconds, limit: policy.maxRetryAfter.secondsValue))
+                } else if let delay = HTTPHeaderValue.retryAfterDelay(value, limit: policy.maxRetryAfter) {
+                    await hosts.backOff(host, for: delay)
+                }
             }
             return response
         }

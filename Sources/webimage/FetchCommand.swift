@@ -101,6 +101,9 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Retries after transient failures (timeouts, 5xx, 429), with exponential backoff (default 2).")
     var retries: Int?
 
+    @Option(name: .long, help: "The longest Retry-After (seconds) a host is waited for (default 300): a 429 or 503 asking for longer fails its line, and the host's other lines are not requested in this run (recorded failed, for --retry-failed later).")
+    var maxRetryAfter: Double = 300
+
     @Option(name: .long, help: "At most this many images of one host at once.")
     var perHost: Int?
 
@@ -140,6 +143,7 @@ struct FetchCommand: AsyncParsableCommand {
         guard ratePerHost.map({ Self.interval(rate: $0) != nil }) ?? true else {
             throw ValidationError("--rate-per-host expects N or N/s with 0.001 ≤ N ≤ 10000, such as 2/s")
         }
+        guard maxRetryAfter.isFinite, (0...86_400).contains(maxRetryAfter) else { throw ValidationError("--max-retry-after must be from 0 to 86400 seconds") }
         guard timeout.map({ $0 > 0 && $0.isFinite }) ?? true else { throw ValidationError("--timeout must be a positive number of seconds") }
         guard shard.map({ Shard($0) != nil }) ?? true else { throw ValidationError("--shard expects K/N with 1 ≤ K ≤ N, such as 2/4") }
         guard maxFailureRate.map({ FetchExit.rate($0) != nil }) ?? true else {
@@ -207,7 +211,8 @@ struct FetchCommand: AsyncParsableCommand {
         let pipeline = try CLIPipeline.make(
             cacheDir: cacheDir, concurrency: concurrency, decodingOptions: transform?.decodingOptions ?? .default,
             maxBodyMegabytes: maxBodyMb, cacheSizeMegabytes: cacheSizeMb, cacheMaxAge: cacheMaxAge,
-            retries: retries, timeout: timeout, memoryBudgetMegabytes: memoryBudgetMb, userAgent: userAgent, hosts: hosts)
+            retries: retries, timeout: timeout, memoryBudgetMegabytes: memoryBudgetMb, userAgent: userAgent, hosts: hosts,
+            maxRetryAfter: maxRetryAfter)
         if ignoreRobots {
             FileHandle.standardError.write(Data("warning: --ignore-robots: robots.txt is not read; URLs it disallows are fetched. Be sure their owners agree.\n".utf8))
         }

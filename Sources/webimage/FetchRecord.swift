@@ -7,6 +7,7 @@ import Foundation
 /// `source` is `network`, `disk`, `memory` or `revalidated` (a `304` confirmed the disk copy).
 /// `status` may also be `opted-out` (`X-Robots-Tag`) or `robots-disallowed` (robots.txt).
 /// `finalURL` is where redirects led (only when the image came from the network through one).
+/// A `failed` line of a webdataset run also has `key`, `caption` and `columns` (``FailedLines``).
 struct FetchRecord: Codable, Sendable {
     var line: Int
     var url: String
@@ -23,6 +24,11 @@ struct FetchRecord: Codable, Sendable {
     /// Seconds from the start of the run to this outcome (so `report merge` can chart shards
     /// that ran side by side); absent in records written before it existed.
     var at: Double?
+    /// A `failed` line of a webdataset run: its sample's key, caption and `--save-cols` values,
+    /// for `--retry-failed` to write the same sample again.
+    var key: String?
+    var caption: String?
+    var columns: [String: String]?
 }
 
 /// Writes ``FetchRecord``s as JSON lines, each as it comes (so a killed run keeps what it did).

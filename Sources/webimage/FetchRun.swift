@@ -41,6 +41,9 @@ struct FetchRun: Sendable {
         var milliseconds: Double
         /// The report's thumbnail (a data URI), made in the loading task.
         var thumbnail: String?
+        /// A webdataset run's failed line: its failed_to_download sample's key and the row's fields
+        /// (in the record, for `--retry-failed`).
+        var failedSample: (key: String?, fields: SampleFields)? = nil
     }
 
     func execute() async throws -> FetchSummary {
@@ -169,20 +172,21 @@ struct FetchRun: Sendable {
     /// Loads one line; `acquired`: the line's host slot is taken already (else it is waited for).
     private func load(_ url: URL, entry: URLSource.Entry, sample: Int?, names: OutputNames, limiter: HostLimiter?, acquired: Bool, thumbnailSide: Int?) async -> Outcome {
         let host = url.host ?? ""
-        // Before the caches too: a disallowed URL is not written from an earlier run's copy either.
+        // Before the caches too: a disallowed URL is not written from an earlier run's copy either;
+        // nor is a refused host's (its robots.txt is not asked for either).
         do {
+            if let refusal = await limiter?.refusal(of: host) { throw refusal.explaining(nil) }
             try await robots?.check(url)
         } catch {
             if acquired { await limiter?.release(host) }
-            if let dataset, let sample {
-                _ = try? await dataset.write(DatasetSample(number: sample, url: entry.raw, fields: entry.fields, error: "\(error)"))
-            }
-            return Outcome(line: entry.line, raw: entry.raw, result: .failure(error), milliseconds: 0, thumbnail: nil)
+            return Outcome(line: entry.line, raw: entry.raw, result: .failure(error), milliseconds: 0, thumbnail: nil,
+                           failedSample: await writeFailed(entry, sample: sample, error: error))
         }
         if !acquired { await limiter?.acquire(host) }
         let started = ContinuousClock.now
         let result: Result<(FetchedImage, String), any Error>
         var thumbnail: String?
+        var failedSample: (key: String?, fields: SampleFields)?
         do {
             let fetched = try await mode.fetch(ImageRequest(url: url, options: mode.options), pipeline: pipeline)
             try Task.checkCancellation()
@@ -200,17 +204,35 @@ struct FetchRun: Sendable {
             if let thumbnailSide { thumbnail = FetchReport.thumbnail(of: fetched.data, side: thumbnailSide) }
             result = .success((fetched, name))
         } catch {
-            result = .failure(error)
+            let failure = await explained(error, host: host)
+            result = .failure(failure)
             // A failed download is still a sample (its JSON says why), as in img2dataset; an
             // interrupted one is not.
-            if let dataset, let sample, !Self.isCancellation(error) {
-                _ = try? await dataset.write(DatasetSample(number: sample, url: entry.raw, fields: entry.fields, error: "\(error)"))
-            }
+            if !Self.isCancellation(error) { failedSample = await writeFailed(entry, sample: sample, error: failure) }
         }
         await limiter?.release(host)
         return Outcome(
             line: entry.line, raw: entry.raw, result: result,
-            milliseconds: (ContinuousClock.now - started).secondsValue * 1000, thumbnail: thumbnail)
+            milliseconds: (ContinuousClock.now - started).secondsValue * 1000, thumbnail: thumbnail, failedSample: failedSample)
+    }
+
+    /// A line's failure, with the reason when its host was refused for the run (`--max-retry-after`):
+    /// its request was not sent, or it was the 429 or 503 that asked for too long a wait.
+    private func explained(_ error: any Error, host: String) async -> any Error {
+        guard case .loadingFailed(let failure)? = error as? ImagePipelineError, let refusal = await limiter?.refusal(of: host) else { return error }
+        switch failure {
+        case .requestRefused: return refusal.explaining(nil)
+        case .badStatusCode(429), .badStatusCode(503): return refusal.explaining(error)
+        default: return error
+        }
+    }
+
+    /// A webdataset run's failed line is still a sample (its JSON says why), as in img2dataset:
+    /// its key (`nil` if it could not be written) and fields, for the line's record.
+    private func writeFailed(_ entry: URLSource.Entry, sample: Int?, error: any Error) async -> (key: String?, fields: SampleFields)? {
+        guard let dataset, let sample else { return nil }
+        let placed = try? await dataset.write(DatasetSample(number: sample, url: entry.raw, fields: entry.fields, error: "\(error)"))
+        return (placed?.key, entry.fields)
     }
 
     /// Writes `fetched` under its name, or — when a file has that name (another process's, or
@@ -241,6 +263,11 @@ struct FetchRun: Sendable {
         case .failure(let error):
             record.status = Self.isCancellation(error) ? "cancelled" : error is OptOut ? "opted-out" : error is RobotsDisallowed ? "robots-disallowed" : "failed"
             record.error = "\(error)"
+            if record.status == "failed", let (key, fields) = outcome.failedSample {
+                record.key = key
+                record.caption = fields.caption
+                record.columns = fields.saved.isEmpty ? nil : fields.saved
+            }
         }
         return record
     }

@@ -6,7 +6,9 @@ import Foundation
 /// - `--rate-per-host R`: requests sent to one host start at least 1/R s apart (a token bucket
 ///   of one token; ``pace(_:)``, before every request that goes to the network, retries too);
 /// - back-off: a `429` or `503` with `Retry-After` pauses every request to that host until then
-///   (``backOff(_:for:)``), not only the retried URL.
+///   (``backOff(_:for:)``), not only the retried URL; one that asks for longer than
+///   `--max-retry-after` is not asked again in this run (``refuse(_:)``: its requests are refused
+///   before they are sent, and its waiting loads are let through at once to fail).
 ///
 /// Waiting for a host's turn holds none of the run's slots: ``tryAcquire(_:)`` admits a load
 /// only when its host is due and no load admitted before has yet to send its request, so
@@ -17,7 +19,7 @@ import Foundation
 /// ```swift
 /// let limiter = HostLimiter(limit: 2, interval: .milliseconds(200))
 /// await limiter.acquire("example.org"); defer { Task { await limiter.release("example.org") } }
-/// try await limiter.pace("example.org")  // then send the request
+/// if try await limiter.pace("example.org") { /* send the request */ }
 /// ```
 actor HostLimiter {
     private let limit: Int?
@@ -30,6 +32,8 @@ actor HostLimiter {
     /// request yet; until then (or this time, one interval after the admission, should it
     /// never send one) the host's next loads stay parked instead of waiting in a slot.
     private var admitted: [String: ContinuousClock.Instant] = [:]
+    /// Hosts that asked for a longer wait than `--max-retry-after`: no request for the rest of the run.
+    private var refused: [String: HostRefusal] = [:]
 
     init(limit: Int?, interval: Duration? = nil) {
         self.limit = limit
@@ -50,8 +54,11 @@ actor HostLimiter {
     /// `--per-host`), taking the slot. Never waits.
     func tryAcquire(_ host: String) -> Bool {
         let now = ContinuousClock.now
-        if let next = nextStart[host], next > now { return false }
-        if let pending = admitted[host], pending > now { return false }
+        // A refused host's loads go at once: they fail without a request.
+        if refused[host] == nil {
+            if let next = nextStart[host], next > now { return false }
+            if let pending = admitted[host], pending > now { return false }
+        }
         if let limit {
             guard running[host, default: 0] < limit else { return false }
             running[host, default: 0] += 1
@@ -72,6 +79,7 @@ actor HostLimiter {
         let now = ContinuousClock.now
         return hosts.compactMap { host -> ContinuousClock.Instant? in
             if let limit, running[host, default: 0] >= limit { return nil }
+            if refused[host] != nil { return now }
             return max(now, [nextStart[host], admitted[host]].compactMap { $0 }.max() ?? now)
         }.min()
     }
@@ -93,7 +101,9 @@ actor HostLimiter {
 
     /// Waits until a request to `host` may start: after the host's back-off, and `interval`
     /// after the previous one. The start is reserved before the wait, so waiters keep their order.
-    func pace(_ host: String) async throws {
+    /// `false` (at once, or after the wait) when the host is refused: the request is not sent.
+    func pace(_ host: String) async throws -> Bool {
+        guard refused[host] == nil else { return false }
         let now = ContinuousClock.now
         admitted[host] = nil  // the admitted load's request (or another's) goes now or next
         let start = max(now, nextStart[host] ?? now)
@@ -104,7 +114,16 @@ actor HostLimiter {
         }
         forgetPast(now)
         if start > now { try await Task.sleep(until: start, clock: .continuous) }
+        return refused[host] == nil
     }
+
+    /// `host` asked for a longer wait than `--max-retry-after`: it gets no request in this run.
+    func refuse(_ refusal: HostRefusal) {
+        if refused[refusal.host] == nil { refused[refusal.host] = refusal }
+    }
+
+    /// Why `host` gets no request in this run, if it is refused.
+    func refusal(of host: String) -> HostRefusal? { refused[host] }
 
     /// `host` asked (`Retry-After`) for no request before `delay` from now.
     func backOff(_ host: String, for delay: Duration) {

@@ -42,4 +42,6 @@ struct SampleFields: Sendable {
     var key: String?
     /// `--save-cols`: column name to value (absent when the row has no value for it).
     var saved: [String: String] = [:]
+    /// `--retry-failed`: the key the earlier run gave the sample, kept as it is (already safe).
+    var recordedKey: String?
 }

@@ -73,8 +73,9 @@ struct URLSource {
             } else if let failed {
                 // Each keeps its line number of the earlier run.
                 guard let next = failed.next() else { return nil }
-                if let entry = check(next.url, line: next.line) { return entry }
-                continue
+                guard var entry = check(next.url, line: next.line) else { continue }
+                entry.fields = next.fields
+                return entry
             } else if let rows {
                 switch rows.next() {
                 case nil: return nil

@@ -11,7 +11,7 @@ import Foundation
 /// to its own, never replacing a file (``NoReplaceRename``), once all its samples are in (or at
 /// the end of the run), beside `{shard}_stats.json`. Keys are img2dataset's: the shard number
 /// (5 digits) then the sample's place in it (as many digits as `shardSize − 1` has), or the
-/// `--key-col` value made safe for a tar name.
+/// `--key-col` value made safe for a tar name; a `--retry-failed` sample keeps its earlier run's key.
 actor WebDatasetWriter {
     private struct OpenShard {
         var tar: TarWriter
@@ -90,7 +90,7 @@ actor WebDatasetWriter {
         guard !closed.contains(index) else { throw CLIError("shard \(name(index)) is already closed") }
         var shard = try open[index] ?? openShard(index)
         guard !shard.broken else { throw CLIError("\(name(index)).tar is not written: an earlier sample's write failed") }
-        var key = sample.fields.key.flatMap(Self.safeKey) ?? prefix + Self.defaultKey(sample.number, shardSize: shardSize)
+        var key = sample.fields.recordedKey ?? sample.fields.key.flatMap(Self.safeKey) ?? prefix + Self.defaultKey(sample.number, shardSize: shardSize)
         // Two samples of one key would read as one: the second gets a suffix.
         if shard.keys.contains(key) {
             var n = 2

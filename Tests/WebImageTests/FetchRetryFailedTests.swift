@@ -34,10 +34,10 @@ struct FetchRetryFailedTests {
             #expect(before[4].finalURL == origin.imageURL("logo.png").absoluteString, "the redirect's end: \(before[4])")
             #expect(before[0].finalURL == nil, "no redirect, no finalURL")
 
-            // Hostile lines in the earlier run's file are skipped: one past 64 KB, one no JSON.
+            // Hostile lines in the earlier run's file are skipped: one past 512 KB, one no JSON.
             let handle = try FileHandle(forWritingTo: first)
             try handle.seekToEnd()
-            try handle.write(contentsOf: Data(("{\"line\":9,\"status\":\"failed\",\"url\":\"" + String(repeating: "a", count: 100_000) + "\"}\nnot json\n").utf8))
+            try handle.write(contentsOf: Data(("{\"line\":9,\"status\":\"failed\",\"url\":\"" + String(repeating: "a", count: 600_000) + "\"}\nnot json\n").utf8))
             try handle.close()
 
             origin.resetCounts()

@@ -98,17 +98,20 @@ package enum HTTPHeaderValue {
     /// ``retryAfter(_:now:limit:)`` from now, for the command line's host back-off.
     package static func retryAfterDelay(_ text: String, limit: Duration) -> Duration? { retryAfter(text, limit: limit) }
 
+    /// How many seconds `Retry-After` (delay-seconds or an HTTP date) asks to wait, uncapped (a
+    /// huge value stays huge, as a Double); `nil` when the value is neither.
+    package static func retryAfterSeconds(_ text: String) -> Double? { retryAfterSeconds(text, now: .now) }
+
+    static func retryAfterSeconds(_ text: String, now: Date) -> Double? {
+        if let delta = deltaSeconds(text) { return Double(delta) }
+        if let date = date(text) { return max(0, date.timeIntervalSince(now)) }
+        return nil
+    }
+
     /// How long `Retry-After` (delay-seconds or an HTTP date) asks to wait, at most `limit`;
     /// `nil` when the value is neither.
     static func retryAfter(_ text: String, now: Date = .now, limit: Duration) -> Duration? {
-        let seconds: Double
-        if let delta = deltaSeconds(text) {
-            seconds = Double(delta)
-        } else if let date = date(text) {
-            seconds = max(0, date.timeIntervalSince(now))
-        } else {
-            return nil
-        }
+        guard let seconds = retryAfterSeconds(text, now: now) else { return nil }
         let cap = max(0, limit.seconds)
         // Compared as Doubles first: the conversion to a Duration only sees a value in range.
         return seconds >= cap ? limit : .milliseconds(Int64((seconds * 1000).rounded()))

@@ -5,12 +5,14 @@ import Foundation
 /// Only transient failures are retried (``ImageDownloadError/isTransient``: timeouts, broken
 /// connections, 408, 429 and 5xx), never a 4xx. The delay doubles each time from ``baseDelay``
 /// up to ``maxDelay``; a `Retry-After` header on 429 or 503 replaces it (capped by
-/// ``maxRetryAfter``). `Retry-After` is whole seconds or an HTTP date; anything else (`1e300`,
-/// `-1`, `inf`) is ignored and the backoff applies.
+/// ``maxRetryAfter``, or — with ``givesUpPastMaxRetryAfter`` — a longer one ends the retries, so
+/// the server is not asked before the time it named). `Retry-After` is whole seconds or an HTTP
+/// date; anything else (`1e300`, `-1`, `inf`) is ignored and the backoff applies.
 ///
 /// ```swift
 /// var configuration = ImageDownloaderConfiguration()
 /// configuration.retryPolicy = RetryPolicy(maxRetries: 3, baseDelay: .milliseconds(100))
+/// configuration.retryPolicy = RetryPolicy(maxRetryAfter: .seconds(300), givesUpPastMaxRetryAfter: true)  // a polite crawler
 /// configuration.retryPolicy = .none
 /// ```
 public struct RetryPolicy: Sendable, Hashable {
@@ -18,15 +20,20 @@ public struct RetryPolicy: Sendable, Hashable {
     public var baseDelay: Duration
     public var maxDelay: Duration
     public var maxRetryAfter: Duration
+    /// What a `Retry-After` longer than ``maxRetryAfter`` does: `false` (the default) retries
+    /// after ``maxRetryAfter``, sooner than the server asked; `true` gives up (the download fails
+    /// with its 429 or 503), as a bulk crawler should.
+    public var givesUpPastMaxRetryAfter: Bool
 
     public init(
         maxRetries: Int = 2, baseDelay: Duration = .milliseconds(250),
-        maxDelay: Duration = .seconds(5), maxRetryAfter: Duration = .seconds(30)
+        maxDelay: Duration = .seconds(5), maxRetryAfter: Duration = .seconds(30), givesUpPastMaxRetryAfter: Bool = false
     ) {
         self.maxRetries = maxRetries
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
         self.maxRetryAfter = maxRetryAfter
+        self.givesUpPastMaxRetryAfter = givesUpPastMaxRetryAfter
     }
 
     /// Never retry.
@@ -36,8 +43,9 @@ public struct RetryPolicy: Sendable, Hashable {
     public func delay(beforeRetry attempt: Int, after error: ImageDownloadError, retryAfter: String?) -> Duration? {
         guard attempt <= maxRetries, error.isTransient, error != .cancelled else { return nil }
         if case .overMemoryBudget = error { return nil }  // it already waited for room
-        if let retryAfter, let delay = HTTPHeaderValue.retryAfter(retryAfter, limit: maxRetryAfter) {
-            return delay
+        if let retryAfter, let seconds = HTTPHeaderValue.retryAfterSeconds(retryAfter) {
+            if givesUpPastMaxRetryAfter, seconds > maxRetryAfter.seconds { return nil }
+            return HTTPHeaderValue.retryAfter(retryAfter, limit: maxRetryAfter)
         }
         let factor = Int64(1) << Int64(min(attempt - 1, 20))
         return min(baseDelay * factor, maxDelay)
