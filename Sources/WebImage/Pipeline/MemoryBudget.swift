@@ -8,7 +8,7 @@ import Metrics
 ///
 /// SDWebImage, Nuke and Kingfisher cap their caches only, so many large or animated images
 /// decoding at once still run a process out of memory. Here work reserves what it will allocate
-/// before it allocates it (``reserve(_:waitingAtMost:for:)``): when the budget has no room, the
+/// before it allocates it (``reserve(_:waitingAtMost:for:holding:)``): when the budget has no room, the
 /// memory caches registered with it give memory back first (``addReclaimable(cost:reclaim:)``),
 /// then the work waits, first come first served, for reservations to end — at most the time
 /// given, then it is refused with ``MemoryBudgetError/overBudget(requested:limit:)``; a
