@@ -19,6 +19,9 @@ struct HTTPCachingPipelineTests {
     func pipeline(_ directory: URL, policy: HTTPCachePolicy) throws -> ImagePipeline {
         var downloader = ImageDownloaderConfiguration()
         downloader.retryPolicy = .none
+        // These tests count requests, not time: a revalidation that outlived the default 15 s
+        // timeout on a loaded machine was served stale (stale-if-error) and counted as missing.
+        downloader.timeout = .seconds(120)
         return ImagePipeline(configuration: .init(
             downloader: ImageDownloader(configuration: downloader), memoryCache: nil,
             dataCache: try DiskCache(directory: directory), httpCachePolicy: policy))
