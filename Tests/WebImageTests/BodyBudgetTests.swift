@@ -17,10 +17,13 @@ struct BodyBudgetTests {
             Image(format: .png, pixelWidth: side, pixelHeight: side, pixels: pixels, isOpaque: true), as: .png, quality: 1)
     }
 
-    static func pipeline(_ budget: MemoryBudget, wait: Duration = .seconds(60), dataCache: (any DataCaching)? = nil) -> ImagePipeline {
+    static func pipeline(
+        _ budget: MemoryBudget, wait: Duration = .seconds(60), lease: Duration = .seconds(60), dataCache: (any DataCaching)? = nil
+    ) -> ImagePipeline {
         var configuration = ImagePipeline.Configuration(memoryCache: nil, dataCache: dataCache)
         configuration.memoryBudget = budget
         configuration.memoryBudgetWait = wait
+        configuration.memoryBudgetBodyLease = lease
         return ImagePipeline(configuration: configuration)
     }
 
@@ -139,6 +142,39 @@ struct BodyBudgetTests {
             #expect(cached?.source == .disk)
             #expect(budget.encodedInUse == png.count)
             cached = nil
+            #expect(await eventually { budget.inUse == 0 })
+        }
+    }
+
+    @Test func aSlowBodyHoldsOnlyWhatItSentOnceItsLeaseEnds() async throws {
+        let slowPNG = try Self.noisePNG(side: 1000), png = try Self.noisePNG(side: 400)
+        try await withOrigin(files: ["slow.png": slowPNG, "noise.png": png]) { origin in
+            // Bodies' share: 2 MB. The slow source declares 4 MB, then sends 4 KB a second.
+            let budget = MemoryBudget(limit: 8 << 20)
+            let pipeline = Self.pipeline(budget, lease: .milliseconds(300))
+            let slow = Task { try await pipeline.data(for: ImageRequest(url: origin.imageURL("slow.png", query: "chunk=4096&stall=1000"))).data.count }
+            defer { slow.cancel() }
+            #expect(await eventually { budget.encodedInUse > 0 && budget.encodedInUse < 256 << 10 },
+                    "\(budget.encodedInUse) bytes still held for a body that sent a few KB")
+            // Another body (640 KB) has room at once, while the slow one still trickles.
+            let other = try await pipeline.data(for: ImageRequest(url: origin.imageURL("noise.png"))).data
+            #expect(other == png)
+            slow.cancel()
+            _ = try? await slow.value
+            #expect(await eventually { budget.inUse == 0 })
+        }
+    }
+
+    @Test func aBodyOutlastingItsLeaseGrowsInStepsAndCompletes() async throws {
+        let png = try Self.noisePNG(side: 500)
+        try await withOrigin(files: ["noise.png": png]) { origin in
+            let budget = MemoryBudget(limit: 64 << 20)
+            // About 1 MB in 64 KB pieces 100 ms apart: 1.6 s, past a 300 ms lease.
+            let url = origin.imageURL("noise.png", query: "chunk=65536&stall=100")
+            var response: ImageDataResponse? = try await Self.pipeline(budget, lease: .milliseconds(300)).data(for: ImageRequest(url: url))
+            #expect(response?.data == png)
+            #expect(budget.encodedInUse >= png.count && budget.encodedInUse < 2 * png.count, "\(budget.encodedInUse) for \(png.count)")
+            response = nil
             #expect(await eventually { budget.inUse == 0 })
         }
     }

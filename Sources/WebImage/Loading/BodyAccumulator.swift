@@ -4,7 +4,8 @@ import Foundation
 /// of the shared download and keeping the bytes of a broken transfer for a later resume.
 ///
 /// With a memory budget (`memory`), the bytes are reserved before they are allocated: a declared
-/// length whole before the first byte is read, else as the body grows (256 KB, then doubling).
+/// length whole before the first byte is read (for the budget's lease, ``BodyLease``: then only
+/// what has arrived), else as the body grows (256 KB, then doubling).
 struct BodyAccumulator {
     let limit: Int
     let key: String
@@ -16,8 +17,9 @@ struct BodyAccumulator {
     /// The full body length, when known (for a resumed body: kept bytes + the range's length).
     var expectedTotal: Int?
     /// What the memory budget holds for this body, and how many bytes in all.
-    private var holds: [any AnyObject & Sendable] = []
-    private var reserved = 0
+    private var holds: [any BodyMemoryHolding] = []
+    private var lease: BodyLease?
+    private var reserved: Int { holds.reduce(0) { $0 + $1.bytes } }
 
     init(limit: Int, key: String, ticket: UInt64, context: DownloadContext, url: URL, memory: (any BodyMemoryReserving)?) {
         self.limit = limit
@@ -39,12 +41,28 @@ struct BodyAccumulator {
             // Refused from the declared length: not one body byte is read.
             throw AttemptFailure(.tooLarge(limit: limit, declared: expectedTotal))
         }
-        if let expectedTotal { try await reserve(atLeast: expectedTotal) }
+        var leaseEnding: Task<Void, Never>?
+        defer { leaseEnding?.cancel() }
+        if let expectedTotal, let memory {
+            try await reserve(atLeast: expectedTotal)
+            if let whole = holds.first {
+                let lease = BodyLease(whole)
+                _ = lease.arrived(data.count)
+                leaseEnding = lease.ending(after: memory.bodyLease)
+                self.lease = lease
+            }
+        }
         do {
             for try await chunk in body {
                 let needed = data.count + chunk.count
                 guard needed <= limit else { throw AttemptFailure(.tooLarge(limit: limit, declared: nil)) }
-                if needed > reserved { try await reserve(atLeast: max(needed, min(limit, memory?.bodyLimit ?? .max, max(2 * reserved, 256 << 10)))) }
+                // Counted as arrived before `reserved` is read: a lease that ends from here on
+                // keeps these bytes.
+                _ = lease?.arrived(needed)
+                if needed > reserved {
+                    let step = min(limit, memory?.bodyLimit ?? .max, expectedTotal ?? .max, max(2 * reserved, 256 << 10))
+                    try await reserve(atLeast: max(needed, step))
+                }
                 if !data.isEmpty {
                     data.append(chunk)
                 } else if let expectedTotal, chunk.count < expectedTotal {
@@ -76,17 +94,17 @@ struct BodyAccumulator {
         }
         guard !data.isEmpty else { throw AttemptFailure(.emptyBody) }
         var result = DownloadResult(data: data, response: response)
-        result.memoryHolds = holds
+        result.memoryHolds = holds.map { $0 as any AnyObject & Sendable }
         return result
     }
 
     /// Reserves room for `total` bytes of body in all, if there is a budget (before they are
     /// allocated: the declared length, or the next step of growth).
     private mutating func reserve(atLeast total: Int) async throws(AttemptFailure) {
+        let reserved = reserved
         guard let memory, total > reserved else { return }
         do throws(ImageDownloadError) {
             holds.append(try await memory.reserveBody(total - reserved, holding: reserved))
-            reserved = total
         } catch {
             throw AttemptFailure(error)
         }

@@ -44,6 +44,15 @@ extension ImagePipeline {
         /// How long a decode may wait for room in ``memoryBudget`` before it fails with
         /// ``ImagePipelineError/overBudget(_:)`` (30 s).
         public var memoryBudgetWait: Duration = .seconds(30)
+        /// How long a downloaded body's declared `Content-Length` stays reserved whole in
+        /// ``memoryBudget`` (2 s). After it, the part not yet received goes back to the budget and
+        /// the body grows in steps granted from free room, so a source that declares a large body
+        /// and sends it slowly holds only what it has sent.
+        ///
+        /// ```swift
+        /// configuration.memoryBudgetBodyLease = .seconds(5)  // slow, trusted origins
+        /// ```
+        public var memoryBudgetBodyLease: Duration = .seconds(2)
         /// Which request headers say who asks (beyond credentials, `Authorization` and `Cookie`):
         /// callers share work and cached images only with callers of the same identity.
         public var identity: RequestIdentity

@@ -4,10 +4,11 @@ extension MemoryBudget {
     struct Bodies: BodyMemoryReserving {
         let budget: MemoryBudget
         let wait: Duration
+        let bodyLease: Duration
 
         var bodyLimit: Int { budget.limit }
 
-        func reserveBody(_ bytes: Int, holding: Int) async throws(ImageDownloadError) -> any AnyObject & Sendable {
+        func reserveBody(_ bytes: Int, holding: Int) async throws(ImageDownloadError) -> any BodyMemoryHolding {
             do {
                 if holding > 0 { return try budget.reserveNow(bytes, for: .encoded, holding: holding) }
                 return try await budget.reserve(bytes, waitingAtMost: wait, for: .encoded)
@@ -19,6 +20,8 @@ extension MemoryBudget {
     }
 }
 
+extension MemoryBudget.Reservation: BodyMemoryHolding {}
+
 extension MemoryBudget {
     /// The bytes the reservations among `holds` reserve.
     static func heldBytes(_ holds: [any AnyObject & Sendable]) -> Int {
@@ -29,7 +32,9 @@ extension MemoryBudget {
 extension ImagePipeline {
     /// The memory budget for bodies this pipeline downloads, if it has a budget.
     var bodyMemory: MemoryBudget.Bodies? {
-        configuration.memoryBudget.map { MemoryBudget.Bodies(budget: $0, wait: configuration.memoryBudgetWait) }
+        configuration.memoryBudget.map {
+            MemoryBudget.Bodies(budget: $0, wait: configuration.memoryBudgetWait, bodyLease: configuration.memoryBudgetBodyLease)
+        }
     }
 
     /// Counts `bytes` of original data read into memory (from the disk cache) against the budget,

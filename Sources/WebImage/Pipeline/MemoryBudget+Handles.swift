@@ -8,23 +8,31 @@ extension MemoryBudget {
     /// defer { reservation.release() }
     /// ```
     public final class Reservation: Sendable {
-        /// Bytes reserved.
-        public let bytes: Int
+        /// Bytes reserved (fewer after a downloaded body's lease ended before all of it came).
+        public var bytes: Int { held.withLock { $0 } }
         /// What they are for.
         public let use: Use
         private let budget: MemoryBudget?
-        private let released = Locked(false)
+        /// The bytes still held; 0 once released.
+        private let held: Locked<Int>
 
         init(bytes: Int, use: Use, budget: MemoryBudget?) {
-            self.bytes = bytes
+            self.held = Locked(bytes)
             self.use = use
             self.budget = budget
         }
 
         /// Returns the bytes to the budget (once; later calls do nothing).
-        public func release() {
-            guard !released.withLock({ done in defer { done = true }; return done }) else { return }
-            budget?.end(bytes, use)
+        public func release() { shrink(to: 0) }
+
+        /// Returns all but `bytes` to the budget.
+        func shrink(to bytes: Int) {
+            let returned = held.withLock { held in
+                let kept = min(held, max(bytes, 0))
+                defer { held = kept }
+                return held - kept
+            }
+            if returned > 0 { budget?.end(returned, use) }
         }
 
         deinit { release() }
