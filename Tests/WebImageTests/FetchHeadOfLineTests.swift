@@ -17,7 +17,7 @@ struct FetchHeadOfLineTests {
             let jsonl = out.appendingPathComponent("run.jsonl")
             let result = try await WebImageCommand.run(
                 ["fetch", "--input", "-", "--output", out.path, "--no-cache", "--retries", "0", "--per-host", "1", "--concurrency", "3",
-                 "--jsonl", jsonl.path],
+                 "--jsonl", jsonl.path, "--timeout", "60"],  // the 6 s answers outlasted 15 s beside a build
                 stdin: (slow + fast).joined(separator: "\n"))
             #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
             #expect(result.stdout.contains("11 succeeded"), "\(result.stdout)")

@@ -23,7 +23,9 @@ public final class ImageDownloader: Sendable {
     private let settings: Locked<ImageDownloaderConfiguration>
     private let queue: DownloadQueue
     private let registry: DownloadRegistry
-    private let resumables = ResumableDataStore()
+    /// Bytes of interrupted bodies kept to resume them; the pipeline counts them in its memory
+    /// budget, which drops the oldest first when it needs room.
+    let resumables = ResumableDataStore()
     private let lookups = LookupCache()
     private let deadlines = DeadlineMonitor()
     private let broadcaster = EventBroadcaster<DownloadEvent>()

@@ -57,6 +57,20 @@ final class ResumableDataStore: Sendable {
         }
     }
 
+    /// The bytes kept now (the memory budget counts them as a cache's).
+    var totalBytes: Int { state.withLock { state in state.entries.values.reduce(0) { $0 + $1.data.count } } }
+
+    /// Drops the oldest entries until at most `bytes` are kept (the memory budget making room).
+    func trim(toBytes bytes: Int) {
+        state.withLock { state in
+            var total = state.entries.values.reduce(0) { $0 + $1.data.count }
+            while total > bytes, let oldest = state.order.first {
+                state.order.removeFirst()
+                total -= state.entries.removeValue(forKey: oldest)?.data.count ?? 0
+            }
+        }
+    }
+
     /// Weak ETags cannot validate a range request; fall back to `Last-Modified`.
     static func validator(_ response: DataResponse) -> String? {
         if let etag = response.value(forHeader: "ETag"), !etag.hasPrefix("W/") { return etag }

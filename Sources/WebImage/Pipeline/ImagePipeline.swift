@@ -34,9 +34,10 @@ public final class ImagePipeline: Sendable {
     let counters = PipelineCounters()
     let logger = Logger(label: "webimage.pipeline")
     let metrics = PipelineMetrics()
-    /// The memory cache's place in the memory budget: its images count as in use, and it gives
-    /// memory back when a decode needs room.
-    private let budgetRegistration: MemoryBudget.Registration?
+    /// The memory caches' place in the memory budget (images, original bytes, and the bytes the
+    /// downloader keeps to resume broken bodies): they count as in use, and give memory back when
+    /// work needs room.
+    private let budgetRegistrations: [MemoryBudget.Registration]
 
     public init(configuration: Configuration = .init()) {
         self.configuration = configuration
@@ -44,12 +45,7 @@ public final class ImagePipeline: Sendable {
         // only waits for the network and the disk.
         decodeWork = SharedWork(executor: configuration.workExecutor)
         imageWork = SharedWork(executor: configuration.workExecutor)
-        if let budget = configuration.memoryBudget, let cache = configuration.memoryCache as? MemoryCache {
-            budgetRegistration = budget.addReclaimable(
-                cost: { [weak cache] in cache?.totalCost ?? 0 }, reclaim: { [weak cache] cost in cache?.trim(toCost: cost) })
-        } else {
-            budgetRegistration = nil
-        }
+        budgetRegistrations = Self.registerCaches(of: configuration)
         failedURLs = FailedURLList(timeToLive: configuration.failedURLTimeToLive ?? configuration.httpCachePolicy.negativeTTL)
     }
 
