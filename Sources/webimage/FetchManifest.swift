@@ -1,4 +1,5 @@
 import Foundation
+import WebImage
 
 /// The record of finished files in an output folder (`.webimage-fetch.jsonl`), so that
 /// `--skip-existing` can resume an interrupted run: a URL is skipped when the manifest names its
@@ -7,6 +8,11 @@ import Foundation
 ///
 /// The file is opened with `O_APPEND` and each line goes out in one `write`, so two runs
 /// appending to one folder's manifest never interleave inside a line.
+///
+/// With `resume`, what earlier runs recorded is streamed into a ``ManifestIndex`` at the start (a
+/// temporary SQLite file in the folder, `.webimage-fetch-index.sqlite.partial-PID-…`, removed by
+/// ``close()`` or, after a kill, by the next run's ``OutputFile/removeStaleTemporaries(in:)``),
+/// so the memory taken does not grow with the manifest.
 final class FetchManifest {
     struct Line: Codable {
         var url: String
@@ -15,8 +21,11 @@ final class FetchManifest {
     }
 
     static let fileName = ".webimage-fetch.jsonl"
+    /// Lines added to the index in one transaction.
+    static let batch = 10_000
     private let directory: URL
-    private(set) var finished: [String: Line] = [:]
+    /// What earlier runs recorded (with `resume`, when the folder has a manifest).
+    let index: ManifestIndex?
     private let descriptor: Int32
     private let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
@@ -24,31 +33,50 @@ final class FetchManifest {
         return encoder
     }()
 
-    /// Reads what earlier runs finished (when `resume` is set) and opens the manifest for appending.
-    init(directory: URL, resume: Bool) {
+    /// Indexes what earlier runs finished (when `resume` is set) and opens the manifest for appending.
+    init(directory: URL, resume: Bool) throws {
         self.directory = directory
         let path = directory.appendingPathComponent(Self.fileName).path
         if resume, let handle = FileHandle(forReadingAtPath: path) {
-            let reader = LineReader(handle: handle)
-            let decoder = JSONDecoder()
-            while let text = reader.nextLine() {
-                // A torn last line (the run was killed mid-write) is ignored.
-                if let line = try? decoder.decode(Line.self, from: Data(text.utf8)) { finished[line.url] = line }
-            }
-            try? handle.close()
+            index = try Self.indexed(handle, directory: directory)
+        } else {
+            index = nil
         }
         descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
     }
 
-    /// Every file name an earlier run recorded (kept or not): reserved before anything is fetched.
-    var recordedFiles: [String] { finished.values.map(\.file) }
+    /// Streams the manifest into a new index, `batch` lines at a time.
+    private static func indexed(_ handle: FileHandle, directory: URL) throws -> ManifestIndex {
+        defer { try? handle.close() }
+        let index = try ManifestIndex.create(near: directory)
+        do {
+            let reader = LineReader(handle: handle)
+            let decoder = JSONDecoder()
+            var rows: [ManifestIndex.Row] = []
+            rows.reserveCapacity(batch)
+            while let text = reader.nextLine() {
+                // A torn last line (the run was killed mid-write) is ignored.
+                guard let line = try? decoder.decode(Line.self, from: Data(text.utf8)) else { continue }
+                rows.append(ManifestIndex.Row(url: line.url, file: line.file, bytes: line.bytes))
+                if rows.count == batch {
+                    try index.insert(rows)
+                    rows.removeAll(keepingCapacity: true)
+                }
+            }
+            try index.insert(rows)
+            return index
+        } catch {
+            index.remove()
+            throw CLIError("cannot index \(fileName) for --skip-existing: \(error)")
+        }
+    }
 
     /// The file an earlier run finished for `url`, if it is still there with its size.
     func existing(_ url: String) -> Line? {
-        guard let line = finished[url] else { return nil }
-        let path = directory.appendingPathComponent(line.file).path
-        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size == line.bytes else { return nil }
-        return line
+        guard let row = index?.entry(for: url) else { return nil }
+        let path = directory.appendingPathComponent(row.file).path
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size == row.bytes else { return nil }
+        return Line(url: url, file: row.file, bytes: row.bytes)
     }
 
     /// Appends one line in one `write` (retried only on `EINTR`; a short write to a full disk
@@ -63,5 +91,22 @@ final class FetchManifest {
         }
     }
 
-    func close() { if descriptor >= 0 { _ = Foundation.close(descriptor) } }
+    /// Closes the manifest and removes the index.
+    func close() {
+        if descriptor >= 0 { _ = Foundation.close(descriptor) }
+        index?.remove()
+    }
+}
+
+extension ManifestIndex {
+    /// A new index in the output folder (where the images go, so there is room; a hidden
+    /// temporary name a later run cleans up), else in the system's temporary folder.
+    static func create(near directory: URL) throws -> ManifestIndex {
+        let name = "webimage-fetch-index.sqlite"
+        do {
+            return try ManifestIndex(path: OutputFile.temporaryPath(for: name, in: directory))
+        } catch {
+            return try ManifestIndex(path: OutputFile.temporaryPath(for: name, in: FileManager.default.temporaryDirectory))
+        }
+    }
 }

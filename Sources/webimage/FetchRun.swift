@@ -51,12 +51,11 @@ struct FetchRun: Sendable {
         var source = try URLSource(arguments: arguments, input: input, shard: shard, format: inputFormat, columns: columns, deduplicate: dataset == nil, retryFailed: retryFailed)
         let writer = try jsonl.map { try JSONLinesWriter(path: $0) }
         defer { writer?.close() }
-        let manifest = FetchManifest(directory: outputDirectory, resume: skipExisting)
+        let manifest = try FetchManifest(directory: outputDirectory, resume: skipExisting)
         defer { manifest.close() }
-        let names = OutputNames(template: nameTemplate)
-        // Every name an earlier run recorded is taken before anything is fetched, so no URL met
-        // earlier in this run is given the name of a file kept for a URL met later.
-        for file in manifest.recordedFiles { await names.reserve(file) }
+        // Every name an earlier run recorded is taken (the index), so no URL met earlier in this
+        // run is given the name of a file kept for a URL met later; so is every file in the folder.
+        let names = OutputNames(folder: FolderNames(directory: outputDirectory, recorded: manifest.index), template: nameTemplate)
         OutputFile.removeStaleTemporaries(in: outputDirectory)
         let total = shard == nil && retryFailed == nil ? URLSource.lineCount(input).map { $0 + arguments.count } : nil
         let sheet = report.map { FetchReport(path: $0) }
@@ -108,7 +107,6 @@ struct FetchRun: Sendable {
                         note(FetchRecord(line: entry.line, url: entry.raw, status: "duplicate", error: "\(of), fetched once"))
                     case .fetch(let url):
                         if skipExisting, let kept = manifest.existing(entry.raw) {
-                            await names.reserve(kept.file)
                             note(FetchRecord(line: entry.line, url: entry.raw, status: "skipped", file: kept.file, bytes: kept.bytes))
                             continue
                         }
@@ -236,15 +234,23 @@ struct FetchRun: Sendable {
     }
 
     /// Writes `fetched` under its name, or — when a file has that name (another process's, or
-    /// one this run did not know of) — the next suffixed one: a file is never replaced.
+    /// one that came after the name was chosen) — the next suffixed one: a file is never replaced.
+    /// Each name is released once tried: its file is in place, another file has it, or the
+    /// write failed — the folder answers for it from then on.
     private func place(_ fetched: FetchedImage, line: Int, names: OutputNames) async throws -> String {
-        var name = await names.name(for: fetched.nameURL, format: fetched.format, index: line)
-        let staged = try OutputFile.stage(fetched.data, in: outputDirectory, name: name)
+        var staged: String?
+        var name = ""
         for _ in 0..<1000 {
-            if try OutputFile.place(staged, in: outputDirectory, as: name) { return name }
             name = await names.name(for: fetched.nameURL, format: fetched.format, index: line)
+            let placed = Result(catching: { () throws -> Bool in
+                let file = try staged ?? OutputFile.stage(fetched.data, in: outputDirectory, name: name)
+                staged = file
+                return try OutputFile.place(file, in: outputDirectory, as: name)
+            })
+            await names.release(name)
+            if try placed.get() { return name }
         }
-        OutputFile.discard(staged)
+        if let staged { OutputFile.discard(staged) }
         throw CLIError("cannot write \(name): a thousand names in a row are taken")
     }
 

@@ -7,22 +7,27 @@ import WebImage
 /// has none. With `--name TEMPLATE`: `{index}` (the URL's line in the input, from 1), `{hash}`
 /// (16 hex digits of a stable hash of the URL), `{basename}` (the last path component without its
 /// extension) and `{ext}` (the image format's extension) are replaced. Either way, `-1`, `-2`, …
-/// go before the extension when another URL of the run, an earlier run's manifest
-/// (``reserve(_:)``) or a file already in the folder (the final rename refuses to replace it and
-/// asks again) took the name.
-actor OutputNames {
-    private var taken: Set<String> = []
+/// go before the extension when another URL of the run (a name handed out and not yet
+/// released), an earlier run's manifest (``ManifestIndex``) or a file already in the folder took
+/// the name (``FolderNames``; the final rename refuses to replace a file that came since, and the
+/// caller asks again). Each name handed out is given back with ``release(_:)`` once its file is
+/// in place or will not be written, so what is held does not grow with the run.
+struct OutputNames: Sendable {
+    private let folder: FolderNames
     private let template: String?
 
     /// The placeholders a template may use.
     static let placeholders = ["{index}", "{hash}", "{basename}", "{ext}"]
 
-    init(template: String? = nil) { self.template = template }
+    init(folder: FolderNames, template: String? = nil) {
+        self.folder = folder
+        self.template = template
+    }
 
-    /// A name is taken by a file kept from an earlier run (`--skip-existing`).
-    func reserve(_ name: String) { taken.insert(name) }
+    /// The name's file was renamed into place (or failed): the folder records it from now on.
+    func release(_ name: String) async { await folder.release(name) }
 
-    func name(for url: URL, format: ImageFormat?, index: Int = 0) -> String {
+    func name(for url: URL, format: ImageFormat?, index: Int = 0) async -> String {
         var base = url.lastPathComponent.removingPercentEncoding ?? url.lastPathComponent
         if base.isEmpty || base == "/" || base == "." || base == ".." { base = "image" }
         var ext = (base as NSString).pathExtension
@@ -43,14 +48,7 @@ actor OutputNames {
         stem = Self.safe(stem)
         if stem.isEmpty || stem == "." || stem == ".." { stem = "image" }
         let suffix = ext.isEmpty ? "" : "." + Self.safe(ext)
-        var candidate = stem + suffix
-        var n = 1
-        while taken.contains(candidate) {
-            candidate = "\(stem)-\(n)\(suffix)"
-            n += 1
-        }
-        taken.insert(candidate)
-        return candidate
+        return await folder.claim(stem: stem, suffix: suffix)
     }
 
     /// No path separators, control characters or leading dots (hidden files) in a name.
