@@ -28,9 +28,6 @@ final class BodyLease: Sendable {
         }
     }
 
-    /// Whether the lease has ended.
-    var hasEnded: Bool { state.withLock { $0.ended } }
-
     /// Ends the guarantee: the bytes not yet received go back to the budget.
     func end() {
         state.withLock { state in
