@@ -35,6 +35,22 @@ struct FolderNamesTests {
         #expect(await later.claim(stem: "pic", suffix: ".jpg") == "pic-4.jpg")
     }
 
+    /// A list that names one file thousands of times, with enough other names between that the
+    /// suffix hints are forgotten: finding the next free suffix again costs a few look-ups, not
+    /// one per suffix already taken.
+    @Test func aForgottenHintCostsLogarithmicallyManyLookUps() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let names = FolderNames(directory: dir)
+        for _ in 0..<3000 { _ = await names.claim(stem: "image", suffix: ".jpg") }
+        for other in 0..<FolderNames.hintCapacity { _ = await names.claim(stem: "other-\(other)", suffix: ".jpg") }
+        #expect(await names.hints < FolderNames.hintCapacity, "the hints were forgotten")
+        let before = await names.lookups
+        #expect(await names.claim(stem: "image", suffix: ".jpg") == "image-3000.jpg")
+        let cost = await names.lookups - before
+        #expect(cost <= 30, "\(cost) look-ups for the 3,001st image.jpg")
+    }
+
     /// A million names, 16 loads at a time, a third of them wanting one name: only the 16 in flight
     /// are held, and the suffix hints stay under their cap.
     @Test func aMillionNamesHoldOnlyThoseInFlight() async throws {

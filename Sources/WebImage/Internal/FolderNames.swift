@@ -39,9 +39,10 @@ package actor FolderNames {
     /// The first free name of `stem` + `suffix`, `stem-1` + `suffix`, …, held until ``release(_:)``.
     package func claim(stem: String, suffix: String) -> String {
         let base = stem + suffix
-        var n = nextSuffix[base] ?? 0
+        func name(_ n: Int) -> String { n == 0 ? base : "\(stem)-\(n)\(suffix)" }
+        var n = nextSuffix[base] ?? searchStart(name)
         while true {
-            let candidate = n == 0 ? base : "\(stem)-\(n)\(suffix)"
+            let candidate = name(n)
             n += 1
             guard isFree(candidate) else { continue }
             if nextSuffix[base] == nil, nextSuffix.count >= Self.hintCapacity { nextSuffix.removeAll(keepingCapacity: true) }
@@ -54,8 +55,31 @@ package actor FolderNames {
     /// The name's file is in the folder now (or will not be written): the folder answers for it.
     package func release(_ name: String) { claimed.remove(name) }
 
+    /// Where to start looking for a free suffix of a base name with no hint (new, or its hint
+    /// forgotten): 0, 1, 2, 4, … up to a free one, then halving the gap back to the first free one
+    /// after a taken one. Suffixes taken in a row (as a run takes them) cost O(log n) look-ups, not
+    /// n: a list that names one file a million times, with enough other names between to make the
+    /// hints be forgotten again and again, would otherwise cost a look-up per taken suffix each time.
+    private func searchStart(_ name: (Int) -> String) -> Int {
+        if isFree(name(0)) { return 0 }
+        var taken = 0, free = 1
+        while !isFree(name(free)) {
+            taken = free
+            guard free < Int.max / 2 else { return free }
+            free *= 2
+        }
+        while free - taken > 1 {
+            let middle = taken + (free - taken) / 2
+            if isFree(name(middle)) { free = middle } else { taken = middle }
+        }
+        return free
+    }
+
     /// Names handed out and not released.
     package var inFlight: Int { claimed.count }
+
+    /// Names looked up so far (in memory, in the index and in the folder).
+    package private(set) var lookups = 0
 
     /// Base names whose next suffix is remembered (at most ``hintCapacity``).
     package var hints: Int { nextSuffix.count }
@@ -64,6 +88,7 @@ package actor FolderNames {
     /// dangling link counts: a no-replace rename refuses it too). An `lstat` that fails for another
     /// reason than a missing entry (a name too long) lets the rename report the error.
     private func isFree(_ name: String) -> Bool {
+        lookups += 1
         if claimed.contains(name) || recorded?.records(file: name) == true { return false }
         var status = stat()
         return lstat(directory + "/" + name, &status) != 0
