@@ -51,6 +51,18 @@ public struct DataCachesManager: DataCaching {
         }
     }
 
+    /// The size the cache that would answer ``entry(for:)`` reports: the first that knows one,
+    /// in priority order, for the serial and concurrent policies.
+    public func byteCount(for key: String) async -> Int? {
+        switch queryPolicy {
+        case .highestPriorityOnly: return await caches.first?.byteCount(for: key)
+        case .lowestPriorityOnly: return await caches.last?.byteCount(for: key)
+        case .serial, .concurrent:
+            for cache in caches { if let size = await cache.byteCount(for: key) { return size } }
+            return nil
+        }
+    }
+
     public func store(_ data: Data, metadata: CacheMetadata, for key: String) async throws {
         try await each(storePolicy) { try await $0.store(data, metadata: metadata, for: key) }
     }

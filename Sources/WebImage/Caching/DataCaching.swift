@@ -18,9 +18,19 @@ public protocol DataCaching: Sendable {
     func updateMetadata(_ metadata: CacheMetadata, for key: String) async
     func remove(key: String) async
     func removeAll() async throws
+    /// The size of `key`'s bytes if the cache knows it without reading them (from its index), so
+    /// that a caller can make room in its memory budget before the read; nil when there is no
+    /// entry or the size is not known until the read. The default is nil.
+    ///
+    /// ```swift
+    /// if let size = await disk.byteCount(for: key) { hold = try await budget.reserve(size, waitingAtMost: .seconds(5)) }
+    /// ```
+    func byteCount(for key: String) async -> Int?
 }
 
 extension DataCaching {
+    public func byteCount(for key: String) async -> Int? { nil }
+
     /// The bytes for `key`, fresh or not.
     public func data(for key: String) async -> Data? {
         await entry(for: key)?.data

@@ -40,11 +40,21 @@ extension ImagePipeline {
     /// Counts `bytes` of original data read into memory (from the disk cache) against the budget,
     /// waiting for room as a decode does; held as long as the returned value is.
     func holdEncoded(_ bytes: Int) async throws(ImagePipelineError) -> [any AnyObject & Sendable] {
-        guard let budget = configuration.memoryBudget else { return [] }
+        guard let budget = configuration.memoryBudget, bytes > 0 else { return [] }
         do {
             return [try await budget.reserve(bytes, waitingAtMost: configuration.memoryBudgetWait, for: .encoded)]
         } catch {
             throw error == .cancelled ? .cancelled : .overBudget(error)
         }
+    }
+
+    /// `holds`, made for the size a cache's index reported before the read, fitted to the
+    /// `bytes` read: shrunk, or grown by the difference (waiting, while holding what was read, only
+    /// when another process replaced the entry between the index's answer and the read).
+    func holdEncoded(_ bytes: Int, adjusting holds: [any AnyObject & Sendable]) async throws(ImagePipelineError) -> [any AnyObject & Sendable] {
+        let held = MemoryBudget.heldBytes(holds)
+        if bytes > held { return holds + (try await holdEncoded(bytes - held)) }
+        if bytes < held, let reservation = holds.first as? MemoryBudget.Reservation { reservation.shrink(to: bytes) }
+        return holds
     }
 }

@@ -94,6 +94,13 @@ public final class DiskCache: DataCaching {
         lookup(key, now: Date(), mayRetry: true)
     }
 
+    /// The size the index records for `key`, without reading its file or checking its age
+    /// (nil: no entry, or the index cannot be read).
+    public func byteCount(for key: String) async -> Int? {
+        if let row = recentRows[key] { return row.size }
+        return (try? index.row(for: key))?.size
+    }
+
     /// The row comes from ``recentRows`` when this process read it lately, else from the index.
     /// `mayRetry`: a missing file may mean another process replaced the entry between our index
     /// read and our file read (and removed the old file), or that a remembered row is out of

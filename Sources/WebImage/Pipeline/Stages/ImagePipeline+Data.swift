@@ -66,8 +66,10 @@ extension ImagePipeline {
         }
         var stale: DataCacheEntry?
         var staleHolds: [any AnyObject & Sendable] = []
-        if options.readsDisk, let cache = configuration.dataCache, let entry = await cache.entry(for: key), varies(entry.metadata, like: request) {
-            let holds = try await holdEncoded(entry.data.count)
+        if options.readsDisk, let cache = configuration.dataCache, case let early = try await holdEncoded(await cache.byteCount(for: key) ?? 0),
+           let entry = await cache.entry(for: key), varies(entry.metadata, like: request) {
+            // Room was made before the read (the index knows the size): a load that waits holds no bytes yet.
+            let holds = try await holdEncoded(entry.data.count, adjusting: early)
             if entry.metadata.isFresh(at: now) && !options.contains(.refreshCached) || options.contains(.fromCacheOnly) {
                 metrics.diskHits.increment()
                 return OriginalData(
