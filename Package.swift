@@ -23,7 +23,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", exact: "2.13.0"),
-        .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
         .package(url: "https://github.com/apple/swift-collections.git", exact: "1.6.0"),
         .package(url: "https://github.com/vapor/console-kit.git", exact: "4.16.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", exact: "2.37.6"),
@@ -48,6 +47,7 @@ let package = Package(
         .systemLibrary(name: "CTiff", path: "Sources/CLibraries/CTiff"),
         .systemLibrary(name: "CJxl", path: "Sources/CLibraries/CJxl"),
         // LittleCMS 2: ICC colour conversion (Debian's liblcms2, as Pillow and libvips use).
+        .systemLibrary(name: "CLibcrypto", path: "Sources/CLibraries/CLibcrypto", pkgConfig: "libcrypto"),  // SHA-256 and HMAC (Internal/Digests)
         .systemLibrary(name: "CLcms2", path: "Sources/CLibraries/CLcms2", pkgConfig: "lcms2"),
         // zlib: PNG's compressed iCCP profile, inflated with a size limit.
         .systemLibrary(name: "CZlib", path: "Sources/CLibraries/CZlib", pkgConfig: "zlib"),
@@ -71,14 +71,13 @@ let package = Package(
             name: "WebImage",
             dependencies: [
                 "CTurboJPEG", "CSpng", "CWebP", "CGIF", "CAvif", "CHeif", "CCRC32C", "CJPEGIncremental",
-                "CPNGIncremental", "CTiff", "CJxl", "CLcms2", "CZlib", "CCodecLoader", "CColorKernel",
+                "CPNGIncremental", "CTiff", "CJxl", "CLcms2", "CZlib", "CCodecLoader", "CColorKernel", "CLibcrypto",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -121,7 +120,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
             swiftSettings: strict

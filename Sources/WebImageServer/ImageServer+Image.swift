@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Hummingbird
 import Logging
@@ -135,8 +134,8 @@ extension ImageServer {
     /// changes with the source's bytes and with every field. `/img` and `/info` use it.
     static func validator(source: Data, fields: KeyEncoding) -> String {
         var hasher = SHA256()
-        hasher.update(data: SHA256.hash(data: source).withUnsafeBytes { Data($0) })
-        hasher.update(data: Data(fields.text.utf8))
+        hasher.update(SHA256.hash(source))
+        hasher.update(Data(fields.text.utf8))
         let digest = Hex.lowercase(hasher.finalize().prefix(16))
         return "\"\(digest)\""
     }

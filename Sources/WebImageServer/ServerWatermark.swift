@@ -1,5 +1,4 @@
 public import Foundation
-import Crypto
 public import WebImage
 
 /// The operator's watermark image (`serve --watermark PATH`, imgproxy's `IMGPROXY_WATERMARK_PATH`):
@@ -47,7 +46,7 @@ public struct ServerWatermark: Sendable {
             throw InvalidWatermark(description: "the watermark must be 1 to \(Self.maxPixels) pixels")
         }
         image = upright
-        digest = Hex.lowercase(SHA256.hash(data: data).prefix(16))
+        digest = Hex.lowercase(SHA256.hash(data).prefix(16))
     }
 
     /// The file at `path`, read only up to the size limit.

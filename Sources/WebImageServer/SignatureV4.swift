@@ -5,7 +5,6 @@ import Musl
 #else
 import Darwin
 #endif
-import Crypto
 import WebImage
 public import Foundation
 
@@ -61,12 +60,12 @@ public struct SignatureV4: Sendable {
         let day = String(amzDate.prefix(8))
         let scope = "\(day)/\(region)/\(service)/aws4_request"
         let request = canonicalRequest(method: method, path: path, query: query, headers: headers, payloadHash: payloadHash)
-        let toSign = ["AWS4-HMAC-SHA256", amzDate, scope, Hex.lowercase(SHA256.hash(data: Data(request.utf8)))].joined(separator: "\n")
-        var key = SymmetricKey(data: Data("AWS4\(secretAccessKey)".utf8))
+        let toSign = ["AWS4-HMAC-SHA256", amzDate, scope, Hex.lowercase(SHA256.hash(Data(request.utf8)))].joined(separator: "\n")
+        var key = Array("AWS4\(secretAccessKey)".utf8)
         for part in [day, region, service, "aws4_request"] {
-            key = SymmetricKey(data: Data(HMAC<SHA256>.authenticationCode(for: Data(part.utf8), using: key)))
+            key = HMACSHA256.code(for: Array(part.utf8), key: key)
         }
-        let signature = Hex.lowercase(HMAC<SHA256>.authenticationCode(for: Data(toSign.utf8), using: key))
+        let signature = Hex.lowercase(HMACSHA256.code(for: Array(toSign.utf8), key: key))
         let signed = Self.canonicalHeaders(headers).map(\.0).joined(separator: ";")
         return "AWS4-HMAC-SHA256 Credential=\(accessKeyID)/\(scope), SignedHeaders=\(signed), Signature=\(signature)"
     }

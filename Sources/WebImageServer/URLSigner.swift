@@ -1,5 +1,5 @@
 public import Foundation
-import Crypto
+import WebImage
 
 /// Signs and verifies `/img` URLs: `s` is the unpadded base64url HMAC-SHA256 of the path and
 /// query before `&s=`, under any of the configured keys (several keys allow rotation).
@@ -31,13 +31,13 @@ public struct URLSigner: Sendable {
         guard let mac = Self.decode(String(pathAndQuery[marker.upperBound...])) else { return false }
         let message = Data(signed.utf8)
         return keys.contains { key in
-            HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: message, using: SymmetricKey(data: key))
+            HMACSHA256.isValid(mac, for: message, key: key)
         }
     }
 
     /// The unpadded base64url HMAC-SHA256 of `message`.
     public static func signature(of message: String, key: Data) -> String {
-        let mac = HMAC<SHA256>.authenticationCode(for: Data(message.utf8), using: SymmetricKey(data: key))
+        let mac = HMACSHA256.code(for: Data(message.utf8), key: key)
         return Data(mac).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// A SHA-256 digest of tagged values, each length-prefixed, so that no choice of values can make
@@ -9,8 +8,8 @@ struct FieldDigest {
 
     mutating func add(_ tag: String, _ value: String) {
         for part in [tag, value] {
-            hash.update(data: Data("\(part.utf8.count):".utf8))
-            hash.update(data: Data(part.utf8))
+            hash.update(Data("\(part.utf8.count):".utf8))
+            hash.update(Data(part.utf8))
         }
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-internal import Crypto
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -45,8 +44,7 @@ struct CacheFiles: Sendable {
 
     /// A new file name for `key`.
     static func newName(for key: String) -> String {
-        let digest = SHA256.hash(data: Data(key.utf8))
-        let prefix = digest.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self).bigEndian }
+        let prefix = SHA256.hash(Data(key.utf8)).prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         return hex16(prefix) + "-" + hex16(UInt64.random(in: .min ... .max))
     }
 
