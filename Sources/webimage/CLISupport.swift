@@ -53,6 +53,8 @@ enum CLIPipeline {
     /// (`fetch --max-retry-after`), the host is refused for the rest of the run (its requests
     /// are not sent: the modifier returns `nil`), else the wait is capped there.
     private static func pace(_ configuration: inout ImageDownloaderConfiguration, by hosts: HostLimiter) {
+        // A Retry-After is waited for by the caller, parked (`FetchRun`), not by a sleeping retry.
+        configuration.retryPolicy.leavesRetryAfterToTheCaller = true
         let policy = configuration.retryPolicy
         configuration.requestModifier = { request in
             try await hosts.pace(request.url.host ?? "") ? request : nil

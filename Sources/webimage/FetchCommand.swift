@@ -229,7 +229,7 @@ struct FetchCommand: AsyncParsableCommand {
             showProgress: !json && isatty(STDOUT_FILENO) == 1, report: report, inputFormat: resolvedInputFormat,
             columns: datasetColumns,
             dataset: outputFormat == "webdataset" ? WebDatasetWriter(directory: outputDir, shardSize: shardSize, prefix: WebDatasetWriter.prefix(shard: shard.flatMap(Shard.init))) : nil, robots: robots,
-            retryFailed: retryFailed)
+            retryFailed: retryFailed, retriesAfterBackOff: retries ?? RetryPolicy().maxRetries)
         // Ctrl-C cancels the run (the summary is still printed, exit 130); a second one exits at once.
         let work = Task { try await run.execute() }
         let interrupt = Interrupt.onSIGINT { work.cancel() }

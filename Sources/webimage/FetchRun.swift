@@ -32,6 +32,9 @@ struct FetchRun: Sendable {
     var robots: RobotsPolicy?
     /// `--retry-failed RUN.jsonl`: the input is the failed lines of that earlier run.
     var retryFailed: String?
+    /// How many times a line whose host asked for a pause (`429`/`503` with `Retry-After`) is
+    /// parked and tried again (`--retries`, default 2, as the downloader's own retries).
+    var retriesAfterBackOff = RetryPolicy().maxRetries
 
     /// What one loaded (or failed) line came to.
     struct Outcome: Sendable {
@@ -44,6 +47,9 @@ struct FetchRun: Sendable {
         /// A webdataset run's failed line: its failed_to_download sample's key and the row's fields
         /// (in the record, for `--retry-failed`).
         var failedSample: (key: String?, fields: SampleFields)? = nil
+        /// The line again, to be parked until its host is due: its host asked for a pause
+        /// (`Retry-After`). Nothing is recorded for it yet.
+        var retry: ParkedLoads.Load? = nil
     }
 
     func execute() async throws -> FetchSummary {
@@ -121,7 +127,7 @@ struct FetchRun: Sendable {
             func start(_ next: ParkedLoads.Load, acquired: Bool) {
                 running += 1
                 group.addTask {
-                    await load(next.url, entry: next.entry, sample: next.sample, names: names, limiter: limiter, acquired: acquired, thumbnailSide: thumbnailSide)
+                    await load(next, names: names, limiter: limiter, acquired: acquired, thumbnailSide: thumbnailSide)
                 }
             }
             /// A wake-up when the first parked host is due, unless one comes by then (none if
@@ -139,7 +145,11 @@ struct FetchRun: Sendable {
             await wakeWhenDue()
             while true {
                 for await outcome in group {
-                    if let outcome {
+                    if let outcome, let retry = outcome.retry {
+                        // Its host asked for a pause (Retry-After): parked until then, in no slot.
+                        running -= 1
+                        if !parked.park(retry, host: retry.url.host ?? "") { start(retry, acquired: false) }
+                    } else if let outcome {
                         running -= 1
                         if case .failure(let error) = outcome.result, error is UnwrittenOutput { summary.unwritten += 1 }
                         note(record(outcome, manifest: manifest), thumbnail: outcome.thumbnail)
@@ -167,93 +177,6 @@ struct FetchRun: Sendable {
         return summary
     }
 
-    /// Loads one line; `acquired`: the line's host slot is taken already (else it is waited for).
-    private func load(_ url: URL, entry: URLSource.Entry, sample: Int?, names: OutputNames, limiter: HostLimiter?, acquired: Bool, thumbnailSide: Int?) async -> Outcome {
-        let host = url.host ?? ""
-        // Before the caches too: a disallowed URL is not written from an earlier run's copy either;
-        // nor is a refused host's (its robots.txt is not asked for either).
-        do {
-            if let refusal = await limiter?.refusal(of: host) { throw refusal.explaining(nil) }
-            try await robots?.check(url)
-        } catch {
-            if acquired { await limiter?.release(host) }
-            return Outcome(line: entry.line, raw: entry.raw, result: .failure(error), milliseconds: 0, thumbnail: nil,
-                           failedSample: await writeFailed(entry, sample: sample, error: error))
-        }
-        if !acquired { await limiter?.acquire(host) }
-        let started = ContinuousClock.now
-        let result: Result<(FetchedImage, String), any Error>
-        var thumbnail: String?
-        var failedSample: (key: String?, fields: SampleFields)?
-        do {
-            let fetched = try await mode.fetch(ImageRequest(url: url, options: mode.options), pipeline: pipeline)
-            try Task.checkCancellation()
-            let name: String
-            do {
-                if let dataset, let sample {
-                    name = try await dataset.write(DatasetSample(fetched, number: sample, entry: entry)).path
-                } else {
-                    name = try await place(fetched, line: entry.line, names: names)
-                }
-            } catch {
-                // A write stopped by Ctrl-C is a cancelled line, not an output error.
-                throw Self.isCancellation(error) ? error : UnwrittenOutput(error: error)
-            }
-            if let thumbnailSide { thumbnail = FetchReport.thumbnail(of: fetched.data, side: thumbnailSide) }
-            result = .success((fetched, name))
-        } catch {
-            let failure = await explained(error, host: host)
-            result = .failure(failure)
-            // A failed download is still a sample (its JSON says why), as in img2dataset; an
-            // interrupted one is not.
-            if !Self.isCancellation(error) { failedSample = await writeFailed(entry, sample: sample, error: failure) }
-        }
-        await limiter?.release(host)
-        return Outcome(
-            line: entry.line, raw: entry.raw, result: result,
-            milliseconds: (ContinuousClock.now - started).secondsValue * 1000, thumbnail: thumbnail, failedSample: failedSample)
-    }
-
-    /// A line's failure, with the reason when its host was refused for the run (`--max-retry-after`):
-    /// its request was not sent, or it was the 429 or 503 that asked for too long a wait.
-    private func explained(_ error: any Error, host: String) async -> any Error {
-        guard case .loadingFailed(let failure)? = error as? ImagePipelineError, let refusal = await limiter?.refusal(of: host) else { return error }
-        switch failure {
-        case .requestRefused: return refusal.explaining(nil)
-        case .badStatusCode(429), .badStatusCode(503): return refusal.explaining(error)
-        default: return error
-        }
-    }
-
-    /// A webdataset run's failed line is still a sample (its JSON says why), as in img2dataset:
-    /// its key (`nil` if it could not be written) and fields, for the line's record.
-    private func writeFailed(_ entry: URLSource.Entry, sample: Int?, error: any Error) async -> (key: String?, fields: SampleFields)? {
-        guard let dataset, let sample else { return nil }
-        let placed = try? await dataset.write(DatasetSample(number: sample, url: entry.raw, fields: entry.fields, error: "\(error)"))
-        return (placed?.key, entry.fields)
-    }
-
-    /// Writes `fetched` under its name, or — when a file has that name (another process's, or
-    /// one that came after the name was chosen) — the next suffixed one: a file is never replaced.
-    /// Each name is released once tried: its file is in place, another file has it, or the
-    /// write failed — the folder answers for it from then on.
-    private func place(_ fetched: FetchedImage, line: Int, names: OutputNames) async throws -> String {
-        var staged: String?
-        var name = ""
-        for _ in 0..<1000 {
-            name = await names.name(for: fetched.nameURL, format: fetched.format, index: line)
-            let placed = Result(catching: { () throws -> Bool in
-                let file = try staged ?? OutputFile.stage(fetched.data, in: outputDirectory, name: name)
-                staged = file
-                return try OutputFile.place(file, in: outputDirectory, as: name)
-            })
-            await names.release(name)
-            if try placed.get() { return name }
-        }
-        if let staged { OutputFile.discard(staged) }
-        throw CLIError("cannot write \(name): a thousand names in a row are taken")
-    }
-
     private func record(_ outcome: Outcome, manifest: FetchManifest) -> FetchRecord {
         var record = FetchRecord(line: outcome.line, url: outcome.raw, status: "ok", ms: (outcome.milliseconds * 10).rounded() / 10)
         switch outcome.result {
@@ -278,7 +201,7 @@ struct FetchRun: Sendable {
         return record
     }
 
-    private static func isCancellation(_ error: any Error) -> Bool {
+    static func isCancellation(_ error: any Error) -> Bool {
         error is CancellationError || (error as? ImagePipelineError) == .cancelled
     }
 }

@@ -32,6 +32,8 @@ actor HostLimiter {
     /// request yet; until then (or this time, one interval after the admission, should it
     /// never send one) the host's next loads stay parked instead of waiting in a slot.
     private var admitted: [String: ContinuousClock.Instant] = [:]
+    /// Per host: until when its last `Retry-After` asked for no request.
+    private var backedOffUntil: [String: ContinuousClock.Instant] = [:]
     /// Hosts that asked for a longer wait than `--max-retry-after`: no request for the rest of the run.
     private var refused: [String: HostRefusal] = [:]
 
@@ -129,12 +131,20 @@ actor HostLimiter {
     func backOff(_ host: String, for delay: Duration) {
         let until = ContinuousClock.now + delay
         nextStart[host] = max(until, nextStart[host] ?? until)
+        backedOffUntil[host] = max(until, backedOffUntil[host] ?? until)
+    }
+
+    /// Whether a `Retry-After` of `host` asked for a pause that has not ended.
+    func isBackedOff(_ host: String) -> Bool {
+        guard let until = backedOffUntil[host] else { return false }
+        return until > ContinuousClock.now
     }
 
     /// Keeps the table small over millions of hosts: starts already past mean nothing.
     private func forgetPast(_ now: ContinuousClock.Instant) {
-        guard nextStart.count + admitted.count > 10_000 else { return }
+        guard nextStart.count + admitted.count + backedOffUntil.count > 10_000 else { return }
         nextStart = nextStart.filter { $0.value > now }
         admitted = admitted.filter { $0.value > now }
+        backedOffUntil = backedOffUntil.filter { $0.value > now }
     }
 }

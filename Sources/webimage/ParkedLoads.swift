@@ -17,6 +17,8 @@ struct ParkedLoads {
         var url: URL
         var entry: URLSource.Entry
         var sample: Int?
+        /// How many times its host's `Retry-After` sent it back to be parked.
+        var retries = 0
     }
 
     let capacity: Int

@@ -24,16 +24,24 @@ public struct RetryPolicy: Sendable, Hashable {
     /// after ``maxRetryAfter``, sooner than the server asked; `true` gives up (the download fails
     /// with its 429 or 503), as a bulk crawler should.
     public var givesUpPastMaxRetryAfter: Bool
+    /// `true`: a 429 or 503 with a valid `Retry-After` is not retried here at all; the download
+    /// fails with its status at once and the caller, which can see the header through
+    /// ``ImageDownloaderConfiguration/responseModifier``, tries again when the server said, without
+    /// a task that sleeps meanwhile (`webimage fetch` parks the line, holding none of its
+    /// concurrency slots). Other transient failures are retried as usual. Default `false`.
+    public var leavesRetryAfterToTheCaller: Bool
 
     public init(
         maxRetries: Int = 2, baseDelay: Duration = .milliseconds(250),
-        maxDelay: Duration = .seconds(5), maxRetryAfter: Duration = .seconds(30), givesUpPastMaxRetryAfter: Bool = false
+        maxDelay: Duration = .seconds(5), maxRetryAfter: Duration = .seconds(30), givesUpPastMaxRetryAfter: Bool = false,
+        leavesRetryAfterToTheCaller: Bool = false
     ) {
         self.maxRetries = maxRetries
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
         self.maxRetryAfter = maxRetryAfter
         self.givesUpPastMaxRetryAfter = givesUpPastMaxRetryAfter
+        self.leavesRetryAfterToTheCaller = leavesRetryAfterToTheCaller
     }
 
     /// Never retry.
@@ -45,6 +53,7 @@ public struct RetryPolicy: Sendable, Hashable {
         if case .overMemoryBudget = error { return nil }  // it already waited for room
         if let retryAfter, let seconds = HTTPHeaderValue.retryAfterSeconds(retryAfter) {
             if givesUpPastMaxRetryAfter, seconds > maxRetryAfter.seconds { return nil }
+            if leavesRetryAfterToTheCaller { return nil }
             return HTTPHeaderValue.retryAfter(retryAfter, limit: maxRetryAfter)
         }
         let factor = Int64(1) << Int64(min(attempt - 1, 20))
