@@ -154,7 +154,9 @@ struct BodyBudgetTests {
             let pipeline = Self.pipeline(budget, lease: .milliseconds(300))
             let slow = Task { try await pipeline.data(for: ImageRequest(url: origin.imageURL("slow.png", query: "chunk=4096&stall=1000"))).data.count }
             defer { slow.cancel() }
-            #expect(await eventually { budget.encodedInUse > 0 && budget.encodedInUse < 256 << 10 },
+            // At most one growth step (256 KB): under load the lease can end before the first
+            // chunk, and that chunk then takes a whole step (seen once beside a fuzzer).
+            #expect(await eventually { budget.encodedInUse > 0 && budget.encodedInUse <= 256 << 10 },
                     "\(budget.encodedInUse) bytes still held for a body that sent a few KB")
             // Another body (640 KB) has room at once, while the slow one still trickles.
             let other = try await pipeline.data(for: ImageRequest(url: origin.imageURL("noise.png"))).data

@@ -68,6 +68,23 @@ struct DiskCacheDamageTests {
         try expectDetected { path in try (bytes + Data([0])).write(to: URL(fileURLWithPath: path)) }
     }
 
+    /// Sizes no file has, written into the index by something else: the entry is a miss (never a
+    /// read of that many bytes), and the totals and evictions that sum them never trap.
+    @Test(arguments: [Int64.max, Int64.min, -1, Int64(1) << 40])
+    func rowWithASizeNoFileHas(_ size: Int64) throws {
+        let (cache, directory, _) = try filled()
+        let index = try indexQueue(directory)
+        try index.write { try $0.execute(sql: "UPDATE entry SET size = ? WHERE key = ?", arguments: [size, key]) }
+        try index.close()
+        // A store first: past the size limit (the huge sizes), it evicts, summing this row's size.
+        try cache.store(bytes, for: "other")
+        #expect(cache.entry(for: "other")?.data == bytes)
+        let reopened = try DiskCache(directory: directory, configuration: .init(orphanGracePeriod: .zero))
+        #expect(reopened.entry(for: key) == nil)
+        try reopened.store(bytes, for: "third")
+        #expect(reopened.entry(for: "third")?.data == bytes)
+    }
+
     @Test func rowWithoutFile() throws {
         try expectDetected { path in try FileManager.default.removeItem(atPath: path) }
     }

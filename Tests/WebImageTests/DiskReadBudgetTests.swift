@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 import WebImage
 import WebImageOrigin
@@ -45,6 +46,31 @@ struct DiskReadBudgetTests {
             #expect(try await load.value)
             #expect(cache.reads.withLock { $0 } == readsBefore + 1)
             #expect(await eventually { budget.inUse == 0 })
+        }
+    }
+
+    /// An index row whose size no budget could hold (damaged, or written by something else) is
+    /// not taken at its word: the read finds the file does not match, the entry is dropped as
+    /// damaged, and the load goes to the network instead of failing over budget.
+    @Test func anIndexSizeNoBudgetCouldHoldIsAMissNotARefusal() async throws {
+        let png = try BodyBudgetTests.noisePNG(side: 100)
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withOrigin(files: ["noise.png": png]) { origin in
+            let budget = MemoryBudget(limit: 64 << 20)
+            let request = ImageRequest(url: origin.imageURL("noise.png")).options(.waitStoreCache)
+            _ = try await BodyBudgetTests.pipeline(budget, dataCache: try DiskCache(directory: directory)).data(for: request)
+            var configuration = GRDB.Configuration()
+            configuration.busyMode = .timeout(5)
+            let index = try DatabaseQueue(path: directory.appendingPathComponent("index.sqlite").path, configuration: configuration)
+            try await index.write { try $0.execute(sql: "UPDATE entry SET size = ?", arguments: [Int64.max]) }
+            try index.close()
+            // A new cache instance, so no row is remembered from the first load.
+            let pipeline = BodyBudgetTests.pipeline(budget, wait: .milliseconds(200), dataCache: try DiskCache(directory: directory))
+            let requestsBefore = origin.requests.count
+            let loaded = try await pipeline.data(for: request)
+            #expect(loaded.data == png && loaded.source == .network)
+            #expect(origin.requests.count == requestsBefore + 1)
         }
     }
 

@@ -48,6 +48,15 @@ extension ImagePipeline {
         }
     }
 
+    /// Room for `size` bytes a cache's index reports, before they are read. A size no budget of
+    /// this pipeline could hold (a damaged or foreign index row) reserves nothing here: the read
+    /// checks the file against it (a mismatch is a damaged entry, so a miss), and what is read is
+    /// reserved after the read, as for a cache that reports no size.
+    func holdEncoded(beforeReading size: Int?) async throws(ImagePipelineError) -> [any AnyObject & Sendable] {
+        guard let size, let budget = configuration.memoryBudget, size <= budget.limit else { return [] }
+        return try await holdEncoded(size)
+    }
+
     /// `holds`, made for the size a cache's index reported before the read, fitted to the
     /// `bytes` read: shrunk, or grown by the difference (waiting, while holding what was read, only
     /// when another process replaced the entry between the index's answer and the read).

@@ -136,13 +136,13 @@ struct CacheFiles: Sendable {
         let descriptor = open(path(of: name), O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return errno == ENOENT ? .missing : .failed(Self.errnoReason()) }
         defer { close(descriptor) }
-        let capacity: Int
-        if let expectedSize {
-            capacity = expectedSize + 1
-        } else {
+        let capacity: Int, byIndex: Bool
+        if let expectedSize, expectedSize >= 0, case (let withOneMore, false) = expectedSize.addingReportingOverflow(1) {
+            (capacity, byIndex) = (withOneMore, true)
+        } else {  // none, or one no file has (a damaged row): the file's own size
             var info = stat()
             guard fstat(descriptor, &info) == 0 else { return .failed(Self.errnoReason()) }
-            capacity = Int(info.st_size)
+            (capacity, byIndex) = (Int(info.st_size), false)
         }
         guard let buffer = malloc(max(capacity, 1)) else { return .failed("out of memory") }
         var offset = 0
@@ -156,7 +156,7 @@ struct CacheFiles: Sendable {
             }
             offset += count
             // A regular file's read returns less than asked only at its end.
-            if count == 0 || (expectedSize != nil && offset == capacity - 1) { break }
+            if count == 0 || (byIndex && offset == capacity - 1) { break }
         }
         return .bytes(Data(bytesNoCopy: buffer, count: offset, deallocator: .free))
     }

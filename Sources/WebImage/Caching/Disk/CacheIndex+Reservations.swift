@@ -44,7 +44,8 @@ extension CacheIndex {
             let bytes = wanted()
             let others = try Int.fetchOne(
                 db.cachedStatement(sql: "SELECT \(Self.reservedSum) FROM reservation WHERE owner != ?"), arguments: [policy.owner]) ?? 0
-            guard try indexExcess(limits, db) + others + bytes <= limits.sizeLimit else {
+            // Saturating, as in `evict`: other processes wrote `others`.
+            guard [try indexExcess(limits, db), others, bytes].reduce(0, Self.saturatingSum) <= limits.sizeLimit else {
                 change.refused = true
                 return change
             }

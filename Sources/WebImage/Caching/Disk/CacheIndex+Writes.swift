@@ -190,13 +190,20 @@ extension CacheIndex {
         if limits.countsReservations {
             reserved = try Int.fetchOne(db.cachedStatement(sql: "SELECT \(Self.reservedSum) FROM reservation")) ?? 0
         }
-        let files = try Self.evict(from: entries + indexExcess(limits, db) + reserved, keeping: key, limits: limits, db)
+        // Saturating: sizes come from rows other processes wrote, and a damaged one must not trap.
+        let used = [entries, try indexExcess(limits, db), reserved].reduce(0, Self.saturatingSum)
+        let files = try Self.evict(from: used, keeping: key, limits: limits, db)
         return IndexChange(unreferenced: files, evicted: files.count)
     }
 
     /// Bytes of the index's files beyond their allowance, counted as used.
     func indexExcess(_ limits: IndexLimits, _ db: Database) throws -> Int {
         limits.indexAllowance == .max ? 0 : max(0, try indexBytes(db) - limits.indexAllowance)
+    }
+
+    static func saturatingSum(_ a: Int, _ b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? (b > 0 ? .max : .min) : sum
     }
 
     private static func evict(from used: Int, keeping key: String?, limits: IndexLimits, _ db: Database) throws -> [String] {
@@ -210,7 +217,7 @@ extension CacheIndex {
             guard !rows.isEmpty else { break }
             for row in rows where bytes > limits.sizeTarget {
                 try db.execute(sql: "DELETE FROM entry WHERE key = ?", arguments: [row["key"] as String])
-                bytes -= row["size"] as Int
+                bytes = Self.saturatingSum(bytes, -max(row["size"] as Int, -Int.max))
                 files.append(row["file"])
             }
         }

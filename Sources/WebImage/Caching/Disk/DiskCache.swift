@@ -129,6 +129,12 @@ public final class DiskCache: DataCaching {
             discard(row, reason: nil)
             return miss()
         }
+        // A size past the cache's own limit (or negative) was never stored by a cache: a damaged
+        // or foreign row, dropped without reading a file of that size.
+        guard row.size >= 0, row.size <= configuration.sizeLimit else {
+            discard(row, reason: "size \(row.size) outside the cache's limit of \(configuration.sizeLimit) bytes")
+            return miss()
+        }
         switch files.read(row.file, expectedSize: row.size) {
         case .missing:
             recentRows.forget(key)

@@ -66,7 +66,7 @@ extension ImagePipeline {
         }
         var stale: DataCacheEntry?
         var staleHolds: [any AnyObject & Sendable] = []
-        if options.readsDisk, let cache = configuration.dataCache, case let early = try await holdEncoded(await cache.byteCount(for: key) ?? 0),
+        if options.readsDisk, let cache = configuration.dataCache, case let early = try await holdEncoded(beforeReading: await cache.byteCount(for: key)),
            let entry = await cache.entry(for: key), varies(entry.metadata, like: request) {
             // Room was made before the read (the index knows the size): a load that waits holds no bytes yet.
             let holds = try await holdEncoded(entry.data.count, adjusting: early)
