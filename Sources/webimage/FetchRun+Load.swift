@@ -67,7 +67,7 @@ extension FetchRun {
         guard let limiter, case .loadingFailed(let failure)? = error as? ImagePipelineError else { return false }
         guard failure == .badStatusCode(429) || failure == .badStatusCode(503) else { return false }
         guard await limiter.refusal(of: host) == nil else { return false }
-        return await limiter.isBackedOff(host)
+        return await limiter.hasBackedOff(host)
     }
 
     /// A line's failure, with the reason when its host was refused for the run (`--max-retry-after`):

@@ -134,11 +134,9 @@ actor HostLimiter {
         backedOffUntil[host] = max(until, backedOffUntil[host] ?? until)
     }
 
-    /// Whether a `Retry-After` of `host` asked for a pause that has not ended.
-    func isBackedOff(_ host: String) -> Bool {
-        guard let until = backedOffUntil[host] else { return false }
-        return until > ContinuousClock.now
-    }
+    /// Whether `host` has asked for a pause (`Retry-After`) in this run, ended or not: a `0` or
+    /// a date already past asks for one that ends at once, and its line is still tried again.
+    func hasBackedOff(_ host: String) -> Bool { backedOffUntil[host] != nil }
 
     /// Keeps the table small over millions of hosts: starts already past mean nothing.
     private func forgetPast(_ now: ContinuousClock.Instant) {
