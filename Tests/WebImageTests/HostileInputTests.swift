@@ -53,7 +53,9 @@ struct HostileInputTests {
             return (enlarged.frames.count, enlarged.pixelWidth, enlarged.pixelHeight)
         }
         #expect(frames == 20 && width == 400 && height == 400)
-        // Through `fetch`: refused with the reason, in little memory.
+        // Through `fetch`: refused with the reason before its first frame is enlarged (the
+        // pipeline decodes that frame alone for the stream; enlarged, it was 196 MB and most of
+        // this test's minute in a debug build).
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "GNU time is missing: run ./scripts/setup")
         let output = temporaryDirectory()
         try await withOrigin(files: ["frames.gif": gif]) { origin in
@@ -63,7 +65,7 @@ struct HostileInputTests {
             ])
             #expect(run.status == 3, "\(run.output)")
             #expect(run.output.contains("over the limit"), "\(run.output)")
-            #expect(run.bytes < 256 << 20, "peak \(run.bytes >> 20) MB")
+            #expect(run.bytes < 128 << 20, "peak \(run.bytes >> 20) MB")
         }
     }
 

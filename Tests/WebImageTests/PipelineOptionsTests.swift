@@ -163,6 +163,34 @@ struct PipelineOptionsTests {
         }
     }
 
+    /// An animation decoded to its first frame only, to be processed as an animation (how
+    /// `fetch` streams one), is checked as the whole animation before that frame is processed:
+    /// 20 frames at 1700 × 1700 is 58 MP (at 7000 × 7000, 980 MP), so the 4 KB GIF is refused
+    /// without its frame being enlarged or reserved. The same size as a still is processed.
+    @Test func aFirstFrameStandingForAnAnimationIsCheckedAsTheAnimation() async throws {
+        let gif = GIFBomb.manyFrames(width: 100, height: 100, frames: 20)
+        try await withOrigin(files: ["frames.gif": gif]) { origin in
+            let budget = MemoryBudget(limit: 1 << 30)
+            var configuration = ImagePipeline.Configuration(memoryCache: nil, dataCache: nil)
+            configuration.memoryBudget = budget
+            let pipeline = ImagePipeline(configuration: configuration)
+            let enlarge = ImageRequest(url: origin.imageURL("frames.gif"), options: .decodeFirstFrameOnly)
+                .processed(by: [.resize(width: 1700, height: 1700, mode: .exact, upscale: true)])
+            await #expect(throws: ImagePipelineError.processingFailed(.tooLarge(width: 1700, height: 1700))) {
+                try await pipeline.image(for: enlarge.options(.transformAnimatedImage)).image.pixelWidth
+            }
+            #expect(pipeline.statistics.processings == 0)
+            #expect(budget.peakReserved < 1700 * 1700 * 4, "the enlarged frame was reserved: \(budget.peakReserved)")
+            // Within the limit the first frame is processed as before; as a still, 1700 × 1700 is allowed.
+            let small = ImageRequest(url: origin.imageURL("frames.gif"), options: [.decodeFirstFrameOnly, .transformAnimatedImage])
+                .processed(by: [.resize(width: 300, height: 300, mode: .exact, upscale: true)])
+            let frame = try await pipeline.image(for: small).image
+            #expect(frame.pixelWidth == 300 && frame.frameCount == 20)
+            let still = try await pipeline.image(for: enlarge).image
+            #expect(still.pixelWidth == 1700 && still.pixelHeight == 1700)
+        }
+    }
+
     @Test func avoidDecodeDeliversTheHeaderAndTheBytes() async throws {
         try await withOrigin { origin in
             let pipeline = try makeTestPipeline(cacheDirectory: nil)

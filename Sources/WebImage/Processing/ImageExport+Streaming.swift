@@ -43,15 +43,12 @@ extension ImageExport {
         // (``Image/processed(by:animated:)``), from the steps' sizes before any frame is decoded:
         // a 4 KB GIF asked at 7000 × 7000 is refused, not enlarged frame after frame.
         var size = orientation.swapsWidthAndHeight ? (width: header.pixelHeight, height: header.pixelWidth) : (width: header.pixelWidth, height: header.pixelHeight)
-        size = processors.reduce(size) { size, processor in processor.outputSize(width: size.width, height: size.height) }
+        size = ImageProcessors.outputSize(of: processors, width: size.width, height: size.height)
         if let maxSize, size.width > 0, size.height > 0 {
             let scale = min(1, Double(maxSize.width) / Double(size.width), Double(maxSize.height) / Double(size.height))
             size = (max(1, Int((Double(size.width) * scale).rounded())), max(1, Int((Double(size.height) * scale).rounded())))
         }
-        let (perFrame, sizeOverflow) = max(size.width, 0).multipliedReportingOverflow(by: max(size.height, 0))
-        guard !sizeOverflow, perFrame <= ImageProcessors.maxPixelCount / frames else {
-            throw ImageProcessingError.tooLarge(width: size.width, height: size.height)
-        }
+        try ImageProcessors.checkAnimation(size, frames: frames)
         var streaming = options
         streaming.thumbnailMaxPixelSize = nil
         guard let animation = try coders.animatedDecoder(for: data, options: streaming), animation.frameCount > 1 else { return nil }

@@ -86,13 +86,8 @@ extension Image {
         // Every processed frame is kept: the result's pixels over all frames stay within the
         // limit a decode has (a 20-frame GIF enlarged to 7000 × 7000 would be 980 MP), checked
         // from the steps' sizes before any frame is processed.
-        let size = processors.reduce((width: upright.pixelWidth, height: upright.pixelHeight)) { size, processor in
-            processor.outputSize(width: size.width, height: size.height)
-        }
-        let (perFrame, overflow) = max(size.width, 0).multipliedReportingOverflow(by: max(size.height, 0))
-        guard !overflow, perFrame <= ImageProcessors.maxPixelCount / upright.frames.count else {
-            throw .tooLarge(width: size.width, height: size.height)
-        }
+        try ImageProcessors.checkAnimation(
+            ImageProcessors.outputSize(of: processors, width: upright.pixelWidth, height: upright.pixelHeight), frames: upright.frames.count)
         var processedFrames: [ImageFrame] = []
         processedFrames.reserveCapacity(upright.frames.count)
         var first: Image?

@@ -14,6 +14,20 @@ public enum ImageProcessors {
     /// an upscale or a rotation past it throws ``ImageProcessingError/tooLarge(width:height:)``.
     /// An animation processed frame by frame counts all its frames, as a decode does.
     public static let maxPixelCount = 50_000_000
+
+    /// The size `processors` give a `width × height` image, from each step's
+    /// ``ImageProcessing/outputSize(width:height:)``: no pixel is touched.
+    static func outputSize(of processors: [any ImageProcessing], width: Int, height: Int) -> (width: Int, height: Int) {
+        processors.reduce((width: width, height: height)) { size, processor in processor.outputSize(width: size.width, height: size.height) }
+    }
+
+    /// Throws ``ImageProcessingError/tooLarge(width:height:)`` when `frames` frames of `size`
+    /// pass ``maxPixelCount``: the check every processed animation passes before its first frame
+    /// is processed (a 20-frame GIF enlarged to 7000 × 7000 would be 980 MP).
+    static func checkAnimation(_ size: (width: Int, height: Int), frames: Int) throws(ImageProcessingError) {
+        let (perFrame, overflow) = max(size.width, 0).multipliedReportingOverflow(by: max(size.height, 0))
+        guard !overflow, perFrame <= maxPixelCount / max(frames, 1) else { throw .tooLarge(width: size.width, height: size.height) }
+    }
 }
 
 extension Image {

@@ -55,6 +55,17 @@ extension ImagePipeline {
         let processors = request.context.processors
         if !processors.isEmpty, image.isDecoded {
             let animated = request.options.contains(.transformAnimatedImage)
+            if animated, image.frames.count <= 1, image.frameCount > 1 {
+                // Only the first frame of an animation was decoded (to be streamed frame by frame,
+                // as `fetch` does): the animation it stands for is checked as if every frame were
+                // here, so a 4 KB GIF asked at 7000 × 7000 is refused before one frame is enlarged.
+                let frames = min(image.frameCount, configuration.decodingOptions.maxFrameCount)
+                let (width, height) = image.orientation.swapsWidthAndHeight ? (image.pixelHeight, image.pixelWidth) : (image.pixelWidth, image.pixelHeight)
+                let size = ImageProcessors.outputSize(of: processors, width: width, height: height)
+                do throws(ImageProcessingError) { try ImageProcessors.checkAnimation(size, frames: frames) } catch {
+                    throw ImagePipelineError.processingFailed(error)
+                }
+            }
             let held = decoded.original.heldBytes + (decoded.reservation?.bytes ?? 0)
             let reservation = try await reserveMemory(toProcess: image, with: processors, animated: animated, holding: held)
             defer { reservation?.release() }
