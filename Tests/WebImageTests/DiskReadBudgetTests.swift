@@ -17,7 +17,7 @@ struct DiskReadBudgetTests {
             reads.withLock { $0 += 1 }
             return disk.entry(for: key)
         }
-        func byteCount(for key: String) async -> Int? { await disk.byteCount(for: key) }
+        func byteCount(for key: String) async -> CachedByteCount { await disk.byteCount(for: key) }
         func store(_ data: Data, metadata: CacheMetadata, for key: String) async throws { try await disk.store(data, metadata: metadata, for: key) }
         func updateMetadata(_ metadata: CacheMetadata, for key: String) async { await disk.updateMetadata(metadata, for: key) }
         func remove(key: String) async { await disk.remove(key: key) }
@@ -34,7 +34,7 @@ struct DiskReadBudgetTests {
             let pipeline = BodyBudgetTests.pipeline(budget, dataCache: cache)
             let request = ImageRequest(url: origin.imageURL("noise.png")).options(.waitStoreCache)
             _ = try await pipeline.data(for: request)
-            #expect(await cache.disk.byteCount(for: request.dataKey) == png.count)
+            #expect(await cache.disk.byteCount(for: request.dataKey) == .bytes(png.count))
             let readsBefore = cache.reads.withLock { $0 }
             // The budget is full: the next hit must wait, and must not have read the file yet.
             let work = try await budget.reserve(budget.limit - 1000, waitingAtMost: .zero)
@@ -86,5 +86,6 @@ struct DiskReadBudgetTests {
         let request = ImageRequest(url: URL(string: "http://127.0.0.1:9/absent.png")!).options(.fromCacheOnly)
         await #expect(throws: ImagePipelineError.notCached) { try await pipeline.data(for: request).data.count }
         #expect(budget.waitingCount == 0)
+        #expect(cache.reads.withLock { $0 } == 0, "an entry the index says it does not have was read")
     }
 }

@@ -51,15 +51,23 @@ public struct DataCachesManager: DataCaching {
         }
     }
 
-    /// The size the cache that would answer ``entry(for:)`` reports: the first that knows one,
-    /// in priority order, for the serial and concurrent policies.
-    public func byteCount(for key: String) async -> Int? {
+    /// The size the cache that would answer ``entry(for:)`` reports: for the serial and
+    /// concurrent policies, the first size known in priority order; ``CachedByteCount/absent``
+    /// only when every cache knows it has no entry.
+    public func byteCount(for key: String) async -> CachedByteCount {
         switch queryPolicy {
-        case .highestPriorityOnly: return await caches.first?.byteCount(for: key)
-        case .lowestPriorityOnly: return await caches.last?.byteCount(for: key)
+        case .highestPriorityOnly: return await caches.first?.byteCount(for: key) ?? .absent
+        case .lowestPriorityOnly: return await caches.last?.byteCount(for: key) ?? .absent
         case .serial, .concurrent:
-            for cache in caches { if let size = await cache.byteCount(for: key) { return size } }
-            return nil
+            var answer = CachedByteCount.absent
+            for cache in caches {
+                switch await cache.byteCount(for: key) {
+                case .bytes(let size): return .bytes(size)
+                case .unknown: answer = .unknown
+                case .absent: break
+                }
+            }
+            return answer
         }
     }
 

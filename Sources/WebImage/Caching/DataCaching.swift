@@ -18,18 +18,18 @@ public protocol DataCaching: Sendable {
     func updateMetadata(_ metadata: CacheMetadata, for key: String) async
     func remove(key: String) async
     func removeAll() async throws
-    /// The size of `key`'s bytes if the cache knows it without reading them (from its index), so
-    /// that a caller can make room in its memory budget before the read; nil when there is no
-    /// entry or the size is not known until the read. The default is nil.
+    /// What the cache knows of `key`'s size without reading its bytes (from its index): the
+    /// size, so that a caller can make room in its memory budget before the read; that there is
+    /// no entry, so that it need not read; or nothing until the read. The default is ``CachedByteCount/unknown``.
     ///
     /// ```swift
-    /// if let size = await disk.byteCount(for: key) { hold = try await budget.reserve(size, waitingAtMost: .seconds(5)) }
+    /// if case .bytes(let size) = await disk.byteCount(for: key) { hold = try await budget.reserve(size, waitingAtMost: .seconds(5)) }
     /// ```
-    func byteCount(for key: String) async -> Int?
+    func byteCount(for key: String) async -> CachedByteCount
 }
 
 extension DataCaching {
-    public func byteCount(for key: String) async -> Int? { nil }
+    public func byteCount(for key: String) async -> CachedByteCount { .unknown }
 
     /// The bytes for `key`, fresh or not.
     public func data(for key: String) async -> Data? {

@@ -95,10 +95,17 @@ public final class DiskCache: DataCaching {
     }
 
     /// The size the index records for `key`, without reading its file or checking its age
-    /// (nil: no entry, or the index cannot be read).
-    public func byteCount(for key: String) async -> Int? {
-        if let row = recentRows[key] { return row.size }
-        return (try? index.row(for: key))?.size
+    /// (``CachedByteCount/unknown`` when the index cannot be read). The row read is remembered,
+    /// so the ``entry(for:)`` that follows does not query the index again.
+    public func byteCount(for key: String) async -> CachedByteCount {
+        if let row = recentRows[key] { return .bytes(row.size) }
+        do {
+            guard let row = try index.row(for: key) else { return .absent }
+            recentRows.remember(row)
+            return .bytes(row.size)
+        } catch {
+            return .unknown
+        }
     }
 
     /// The row comes from ``recentRows`` when this process read it lately, else from the index.

@@ -66,7 +66,11 @@ extension ImagePipeline {
         }
         var stale: DataCacheEntry?
         var staleHolds: [any AnyObject & Sendable] = []
-        if options.readsDisk, let cache = configuration.dataCache, case let early = try await holdEncoded(beforeReading: await cache.byteCount(for: key)),
+        // With a memory budget, the cache's index is asked for the size first (one query: the disk
+        // cache remembers the row it read for the read that follows, and an absent entry is not read).
+        if options.readsDisk, let cache = configuration.dataCache,
+           case let size = configuration.memoryBudget == nil ? CachedByteCount.unknown : await cache.byteCount(for: key), size != .absent,
+           case let early = try await holdEncoded(beforeReading: size.bytes),
            let entry = await cache.entry(for: key), varies(entry.metadata, like: request) {
             // Room was made before the read (the index knows the size): a load that waits holds no bytes yet.
             let holds = try await holdEncoded(entry.data.count, adjusting: early)
