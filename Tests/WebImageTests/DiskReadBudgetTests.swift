@@ -36,6 +36,9 @@ struct DiskReadBudgetTests {
             _ = try await pipeline.data(for: request)
             #expect(await cache.disk.byteCount(for: request.dataKey) == .bytes(png.count))
             let readsBefore = cache.reads.withLock { $0 }
+            // The first load's bytes leave the budget once its response and its cache write end
+            // (under load, after this line: a reservation of all but 1000 bytes was refused then).
+            #expect(await eventually { budget.inUse == 0 })
             // The budget is full: the next hit must wait, and must not have read the file yet.
             let work = try await budget.reserve(budget.limit - 1000, waitingAtMost: .zero)
             let load = Task { try await pipeline.data(for: request).data == png }
