@@ -8,8 +8,11 @@ extension ServerTests {
     /// mutated queries through the real parsers, the signature check, the budget
     /// and the cache key. Nothing may trap (a trap ends the test process), every refusal is a
     /// typed 4xx, and everything accepted has one stable key. Seeded, so a failure reproduces.
+    /// A long run, on demand: `WEBIMAGE_PARSER_FUZZ_SCALE=100 scripts/test --filter ServerParserFuzzTests`
+    /// (each loop runs that many times its cases; the seeds stay, so the first cases are CI's).
     @Suite("Image server: parameter, process= and signature fuzzing")
     struct ServerParserFuzzTests {
+        static let scale = max(1, Int(ProcessInfo.processInfo.environment["WEBIMAGE_PARSER_FUZZ_SCALE"] ?? "") ?? 1)
         static let fragments = [
             "resize:", "crop:", "flip:", "rotate:", "round:", "circle", "blur:", "tint:", "grayscale", "square",
             "trim:", "sharpen:", "pixelate:", "padding:", "flatten:", "65535",
@@ -47,7 +50,7 @@ extension ServerTests {
         @Test func processSpecsNeverTrapAndRefuseWithAStep() async {
             let problems = await offPool { () -> [String] in
                 var generator = SplitMix(seed: 25), problems: [String] = []
-                for _ in 0..<12_000 {
+                for _ in 0..<12_000 * Self.scale {
                     let spec = Self.mutated(&generator, from: Self.fragments, parts: 1...12)
                     do throws(ImageProcessingError) {
                         // Whatever parses has identifiers and sizes that never trap either.
@@ -68,7 +71,7 @@ extension ServerTests {
         @Test func queriesNeverTrapAndEveryAcceptedOneHasOneKey() async {
             let (accepted, marked, problems) = await offPool { () -> (Int, Int, [String]) in
                 var generator = SplitMix(seed: 26), accepted = 0, marked = 0, problems: [String] = []
-                for _ in 0..<20_000 {
+                for _ in 0..<20_000 * Self.scale {
                     var query: [(String, String)] = []
                     for _ in 0..<Int.random(in: 0...6, using: &generator) {
                         let name = Self.names.randomElement(using: &generator)!
@@ -112,7 +115,7 @@ extension ServerTests {
             let problems = await offPool { () -> [String] in
                 let signer = URLSigner(keys: [Data("k1".utf8), Data("k2".utf8)])
                 var generator = SplitMix(seed: 27), problems: [String] = []
-                for _ in 0..<5_000 {
+                for _ in 0..<5_000 * Self.scale {
                     let path = "/img?" + Self.mutated(&generator, from: Self.fragments + Self.values + ["&s=", "s=", "&"], parts: 0...10)
                     let signed = signer.sign(path)
                     if !signer.verify(signed) { problems.append("\(path): its own signature does not verify") }
