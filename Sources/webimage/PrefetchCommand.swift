@@ -68,6 +68,7 @@ struct PrefetchCommand: AsyncParsableCommand {
             for failure in summary.failures { print("failed: \(failure.url): \(failure.error)") }
             print(summary.line)
         }
-        if !summary.failures.isEmpty { throw ExitCode(1) }
+        // As `fetch`: 3 is "went through the list, some images failed" (1 is an error that stopped it).
+        if !summary.failures.isEmpty { throw ExitCode(FetchExit.someLinesFailed) }
     }
 }

@@ -240,7 +240,7 @@ struct PrefetcherTests {
             let missing = origin.imageURL("missing.jpg").absoluteString
 
             let failed = try await WebImageCommand.run(["prefetch"] + urls + [missing, "--cache-dir", cache.path, "--json", "--concurrency", "2"])
-            #expect(failed.status == 1, "\(failed.stderr)")
+            #expect(failed.status == 3, "\(failed.stderr)")  // done, with failures (as fetch)
             let summary = try JSONDecoder().decode(CLISummary.self, from: Data(failed.stdout.utf8))
             #expect(summary.requested == 5 && summary.finished == 4 && summary.skipped == 1)
             #expect(summary.failures.map { $0["url"] } == [missing])
@@ -269,7 +269,7 @@ struct PrefetcherTests {
         let zero = try await WebImageCommand.run(["prefetch", "http://127.0.0.1:1/a.jpg", "--concurrency", "0"])
         #expect(zero.status == 64 && zero.stderr.contains("--concurrency must be at least 1"))
         let invalid = try await WebImageCommand.run(["prefetch", "not a url", "--cache-dir", temporaryDirectory().path, "--json"])
-        #expect(invalid.status == 1)
+        #expect(invalid.status == 3)
         #expect(invalid.stdout.contains("\"skipped\":1") && invalid.stdout.contains("invalid URL"))
     }
 }
