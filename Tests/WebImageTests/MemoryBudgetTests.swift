@@ -63,6 +63,30 @@ struct MemoryBudgetTests {
         #expect(budget.inUse == 0)
     }
 
+    /// Two pipelines sharing one memory cache (and one downloader) count it once in their
+    /// budget: it used to count twice, so the budget looked fuller than it was and trimmed the
+    /// cache for room it had. The count lasts until the last pipeline goes.
+    @Test func aCacheSharedByTwoPipelinesCountsOnce() {
+        let budget = MemoryBudget(limit: 10_000_000)
+        let cache = MemoryCache(configuration: .init(costLimit: 100_000_000))
+        var configuration = ImagePipeline.Configuration(memoryCache: cache)
+        configuration.memoryBudget = budget
+        var first: ImagePipeline? = ImagePipeline(configuration: configuration)
+        var second: ImagePipeline? = ImagePipeline(configuration: configuration)
+        cache["image"] = Image(format: .png, pixelWidth: 500, pixelHeight: 500, pixels: [UInt8](repeating: 1, count: 1_000_000), isOpaque: true)
+        #expect(cache.totalCost == 1_000_000 && budget.inUse == 1_000_000)
+        first = nil
+        #expect(budget.inUse == 1_000_000, "the other pipeline still registers the cache")
+        withExtendedLifetime(second) { second = nil }
+        #expect(first == nil && second == nil && budget.inUse == 0)
+        // Without an owner, each registration counts.
+        let one = budget.addReclaimable(cost: { cache.totalCost }, reclaim: { cache.trim(toCost: $0) })
+        let two = budget.addReclaimable(cost: { cache.totalCost }, reclaim: { cache.trim(toCost: $0) })
+        #expect(budget.inUse == 2_000_000)
+        one.release()
+        two.release()
+    }
+
     @Test func thePipelineDecodesWithinItsBudgetAndEveryLoadSucceeds() async throws {
         // Eight 1000 × 1000 PNGs (4 MB decoded each) at once under a 10 MB budget: at most two
         // decodes hold their pixels together, the others wait, and all of them load.

@@ -9,7 +9,7 @@ import Metrics
 /// SDWebImage, Nuke and Kingfisher cap their caches only, so many large or animated images
 /// decoding at once still run a process out of memory. Here work reserves what it will allocate
 /// before it allocates it (``reserve(_:waitingAtMost:for:holding:)``): when the budget has no room, the
-/// memory caches registered with it give memory back first (``addReclaimable(cost:reclaim:)``),
+/// memory caches registered with it give memory back first (``addReclaimable(owner:cost:reclaim:)``),
 /// then the work waits, first come first served, for reservations to end — at most the time
 /// given, then it is refused with ``MemoryBudgetError/overBudget(requested:limit:)``; a
 /// reservation larger than the whole budget is refused at once. A reservation ends when it is
@@ -52,6 +52,9 @@ public final class MemoryBudget: Sendable {
     }
 
     private struct Reclaimable {
+        var owner: ObjectIdentifier?
+        /// Registrations of the same owner share one entry; it ends with the last of them.
+        var registrations = 1
         var cost: @Sendable () -> Int
         var reclaim: @Sendable (_ toCost: Int) -> Void
     }
@@ -114,17 +117,31 @@ public final class MemoryBudget: Sendable {
 
     /// Counts `cost` (what a cache holds now) as in use, and lets the budget call `reclaim` with
     /// a smaller cost to make room. Returns a token; the registration ends when it is released.
+    ///
+    /// `owner`: the object whose memory `cost` measures (the cache), which must outlive the
+    /// registration. Registering the same owner again — two pipelines sharing one cache — counts
+    /// it once; the first registration's closures answer, until the last registration ends.
+    ///
+    /// ```swift
+    /// let token = budget.addReclaimable(owner: ObjectIdentifier(cache), cost: { cache.totalCost }, reclaim: { cache.trim(toCost: $0) })
+    /// ```
     public func addReclaimable(
-        cost: @escaping @Sendable () -> Int, reclaim: @escaping @Sendable (_ toCost: Int) -> Void
+        owner: ObjectIdentifier? = nil, cost: @escaping @Sendable () -> Int, reclaim: @escaping @Sendable (_ toCost: Int) -> Void
     ) -> Registration {
         let id = state.withLock { state in
+            if let owner, let shared = state.reclaimables.first(where: { $0.value.owner == owner })?.key {
+                state.reclaimables[shared]?.registrations += 1
+                return shared
+            }
             state.nextID += 1
-            state.reclaimables[state.nextID] = Reclaimable(cost: cost, reclaim: reclaim)
+            state.reclaimables[state.nextID] = Reclaimable(owner: owner, cost: cost, reclaim: reclaim)
             return state.nextID
         }
         return Registration { [weak self] in
             guard let self else { return }
             let admitted = self.state.withLock { state in
+                state.reclaimables[id]?.registrations -= 1
+                guard state.reclaimables[id]?.registrations ?? 0 <= 0 else { return [CheckedContinuation<Bool, Never>]() }
                 state.reclaimables[id] = nil
                 return self.admitWaiters(&state)
             }
