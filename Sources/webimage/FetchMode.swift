@@ -48,7 +48,13 @@ struct FetchMode: Sendable {
             if let side = transform.decodingOptions.thumbnailMaxPixelSize { imageRequest = imageRequest.thumbnail(maxPixelSize: side) }
             // An animation kept animated is streamed from the original (below): the pipeline decodes its first frame only.
             if transform.decodingOptions.firstFrameOnly || transform.streamsAnimations { imageRequest = imageRequest.options(.decodeFirstFrameOnly) }
-            if !transform.processors.isEmpty { imageRequest = imageRequest.processed(by: transform.processors).options(.transformAnimatedImage) }
+            if !transform.processors.isEmpty {
+                imageRequest = imageRequest.processed(by: transform.processors)
+                // Processed as an animation only when the output keeps one: the pipeline then
+                // checks the whole animation's output before it processes the first frame. A
+                // still output (JPEG, PNG) is one frame, processed as one.
+                if !transform.decodingOptions.firstFrameOnly { imageRequest = imageRequest.options(.transformAnimatedImage) }
+            }
             let response = try await pipeline.image(for: imageRequest)
             // The original is cached under its own key beside the processed variant.
             try await checkOptOut(response.httpResponse, imageRequest, request, pipeline: pipeline)

@@ -36,6 +36,24 @@ struct FetchOptionsCLITests {
         }
     }
 
+    /// An animation asked as a still (`--format png`) is one frame, enlarged as one: 1700 × 1700
+    /// is allowed, though 20 such frames would pass the pixel limit and are refused when the
+    /// output stays animated (`--format gif`).
+    @Test func anAnimationWrittenAsAStillIsCheckedAsOneFrame() async throws {
+        try await withOrigin(files: ["frames.gif": GIFBomb.manyFrames(width: 100, height: 100, frames: 20)]) { origin in
+            let output = temporaryDirectory()
+            let url = origin.imageURL("frames.gif").absoluteString
+            let (still, summary) = try await fetch([url, "--output", output.path, "--no-cache",
+                                                    "--process", "resize:1700x1700:exact:upscale", "--format", "png"])
+            #expect(still.status == 0 && summary?.succeeded == 1, "\(still.stderr)")
+            let written = try ImageCoderRegistry.default.readHeader(Data(contentsOf: output.appendingPathComponent("frames.png")))
+            #expect(written.pixelWidth == 1700 && written.pixelHeight == 1700 && written.frameCount == 1)
+            let (animated, _) = try await fetch([url, "--output", temporaryDirectory().path, "--no-cache",
+                                                 "--process", "resize:1700x1700:exact:upscale", "--format", "gif"])
+            #expect(animated.status == 3 && (animated.stdout + animated.stderr).contains("over the limit"), "\(animated.stdout) \(animated.stderr)")
+        }
+    }
+
     @Test func withoutVerifyOnlyTheHeaderIsReadWithVerifyUndecodableImagesFail() async throws {
         // A PNG whose header is whole but whose image data fails its CRC.
         var damaged = SampleFiles.standard["logo.png"]!

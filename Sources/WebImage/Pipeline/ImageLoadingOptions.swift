@@ -36,6 +36,10 @@ public struct ImageLoadingOptions: OptionSet, Sendable, Hashable {
     /// Return only after the caches have stored the result (`SDWebImageWaitStoreCache`).
     public static let waitStoreCache = Self(rawValue: 1 << 10)
     /// Apply processors to every frame of an animation, not only the first (`SDWebImageTransformAnimatedImage`).
+    /// With ``decodeFirstFrameOnly`` too, the one frame decoded stands for the animation (for a
+    /// caller that streams the other frames itself, as `webimage fetch` does): the processors'
+    /// output over all the source's frames must fit ``ImageProcessors/maxPixelCount``, checked
+    /// before the frame is processed.
     public static let transformAnimatedImage = Self(rawValue: 1 << 11)
     /// Do not read from the memory cache (`SDWebImageContextStoreCacheType`/`queryCacheType` without memory).
     public static let disableMemoryRead = Self(rawValue: 1 << 12)
