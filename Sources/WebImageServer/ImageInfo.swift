@@ -30,9 +30,11 @@ struct ImageInfo: Codable, Sendable {
     }
 
     /// Decodes `source` with `options` (``decodingOptions(maxPixels:)``) and describes it.
-    init(_ source: Data, header: ImageHeader, options: ImageDecodingOptions, components: (x: Int, y: Int)) throws(ImageServerError) {
+    init(
+        _ source: Data, header: ImageHeader, options: ImageDecodingOptions, components: (x: Int, y: Int), coders: ImageCoderRegistry = .default
+    ) throws(ImageServerError) {
         let image: Image
-        do { image = try ImageCoderRegistry.default.decode(source, options: options) } catch { throw ImageServerError(error) }
+        do { image = try coders.decode(source, options: options) } catch { throw ImageServerError(error) }
         let swaps = image.orientation.swapsWidthAndHeight
         format = header.format.rawValue
         width = swaps ? header.pixelHeight : header.pixelWidth

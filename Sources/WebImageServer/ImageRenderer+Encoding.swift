@@ -14,7 +14,7 @@ extension ImageRenderer {
     func encode(_ image: Image) throws(ImageServerError) -> Data {
         func write(_ quality: Int) throws(ImageServerError) -> Data {
             do {
-                return try ImageCoderRegistry.default.encode(image, as: outputFormat, quality: isLossy ? Double(quality) / 100 : 1)
+                return try coders.encode(image, as: outputFormat, quality: isLossy ? Double(quality) / 100 : 1)
             } catch {
                 throw ImageServerError(status: 422, code: "unprocessable", message: "the image cannot be written as \(outputFormat)")
             }

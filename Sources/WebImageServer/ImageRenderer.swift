@@ -16,6 +16,8 @@ struct ImageRenderer: Sendable {
     var maxSide: Int
     /// What happens to the source's colour profile (``ImageServerConfiguration/colorHandling``).
     var colorHandling: ColorHandling = .convertToSRGB
+    /// The coders that decode and encode (``ImageServerConfiguration/coders``).
+    var coders: ImageCoderRegistry = .default
 
     struct Timings: Sendable {
         var decode: Duration = .zero
@@ -32,7 +34,7 @@ struct ImageRenderer: Sendable {
         let inside = insideTarget(source, header)
         var start = clock.now
         let decoded: Image
-        do { decoded = try ImageCoderRegistry.default.decode(source, options: options) } catch { throw ImageServerError(error) }
+        do { decoded = try coders.decode(source, options: options) } catch { throw ImageServerError(error) }
         timings.decode = clock.now - start
 
         start = clock.now
@@ -73,7 +75,7 @@ struct ImageRenderer: Sendable {
         _ source: Data, header: ImageHeader, options: ImageDecodingOptions
     ) throws(ImageServerError) -> (Data, Timings)? {
         let animation: (any AnimatedImageDecoding)?
-        do { animation = try ImageCoderRegistry.default.animatedDecoder(for: source, options: options) } catch { throw ImageServerError(error) }
+        do { animation = try coders.animatedDecoder(for: source, options: options) } catch { throw ImageServerError(error) }
         guard let animation, animation.frameCount > 1 else { return nil }
         let orientation = (try? ImageProperties.read(from: source).orientation) ?? .up
         let upright = orientation.swapsWidthAndHeight

@@ -54,7 +54,7 @@ extension ImageServer {
             parameters: parameters, processors: parameters.leadingSteps, finishing: parameters.finishingSteps(for: format, watermark: mark), outputFormat: format,
             quality: parameters.quality ?? configuration.defaultQuality,
             maxPixels: configuration.maxSourcePixels, maxSide: configuration.maxOutputSide,
-            colorHandling: configuration.colorHandling)
+            colorHandling: configuration.colorHandling, coders: configuration.coders)
         let price: RenderBudget.Price
         do throws(ImageServerError) {
             price = try RenderBudget(configuration).price(original.data, header: original.header, renderer: renderer)

@@ -47,11 +47,11 @@ extension ImageServer {
             return Response(status: .notModified, headers: headers)
         }
         let options = ImageInfo.decodingOptions(maxPixels: configuration.maxSourcePixels)
-        let data = original.data, header = original.header, components = parameters.blurHashComponents
+        let data = original.data, header = original.header, components = parameters.blurHashComponents, coders = configuration.coders
         // The decode's own allocation, the thumbnail and the hashes' copies of it (at most 100 px a side).
         let bytes = MemoryBudget.bytes(toDecode: header, options: options) + 4 * 100 * 100 * 4
         let info = try await runOffPool(bytes: bytes, for: original, slot: slot, source: parameters.source.url.absoluteString) {
-            () throws(ImageServerError) in try ImageInfo(data, header: header, options: options, components: components)
+            () throws(ImageServerError) in try ImageInfo(data, header: header, options: options, components: components, coders: coders)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -107,6 +107,16 @@ public struct ImageServerConfiguration: Sendable {
     /// `ColorHandling/ignore`. Metadata (EXIF, XMP, GPS) never reaches a result; orientation is
     /// applied to the pixels.
     public var colorHandling: ColorHandling = .convertToSRGB
+    /// The coders every render and `/info` decodes and encodes with. `webimage serve` gives its
+    /// own with AVIF, HEIF and JPEG XL decodes in a worker process that a passed deadline kills
+    /// (``ImageCoderRegistry/isolatingDecodes(_:)``): their C libraries cannot be stopped
+    /// otherwise. Default: ``ImageCoderRegistry/default``, everything in this process.
+    ///
+    /// ```swift
+    /// configuration.coders = ImageCoderRegistry.default.isolatingDecodes(
+    ///     DecodeIsolation(worker: .currentExecutable(arguments: ["decode-worker"])))
+    /// ```
+    public var coders: ImageCoderRegistry = .default
 
     /// Named parameter sets, `NAME=PARAMETER:VALUE/…` (``ImagePresets``): `/img?preset=NAME`
     /// uses one; a preset named `default` applies to every request. None by default.

@@ -103,7 +103,11 @@ struct RenderBudget: Sendable {
             oneCanvas.firstFrameOnly = true
             held = [Self.times(MemoryBudget.bytes(toDecode: header, options: oneCanvas), 3), Self.times(output, 4), total]
         } else {
-            held = [MemoryBudget.bytes(toDecode: header, options: decoding), Self.times(total, 4)]
+            // A decode in a worker process (``ImageServerConfiguration/coders``) holds the pixels
+            // there too, until they have reached this process: counted twice.
+            let decoded = MemoryBudget.bytes(toDecode: header, options: decoding)
+            let copies = renderer.coders.isolatesDecode(of: header, options: decoding) ? 2 : 1
+            held = [Self.times(decoded, copies), Self.times(total, 4)]
         }
         // `max_bytes` encodes again (one at a time, at most ``ImageParameters/maxBytesEncodes``),
         // holding the best file so far beside the one being written: one more file, at most the

@@ -39,6 +39,8 @@ struct ServeOptions: ParsableArguments {
     @Option(help: "Lossy quality when q is not given, 1-100 (WEBIMAGE_QUALITY; default 80).") var quality: Int?
     @Option(help: "Colour profiles: srgb converts to sRGB and strips the profile, keep leaves pixels and embeds it, ignore leaves pixels and drops it (WEBIMAGE_COLOR; default srgb).")
     var color: String?
+    @Option(help: "Decode AVIF, HEIF and JPEG XL images of 2 megapixels or more in a worker process that a passed deadline kills: on or off (WEBIMAGE_ISOLATE_DECODES; default on).")
+    var isolateDecodes: String?
     @Option(help: "Seconds a client has to send a request head, from connecting or from its first byte (WEBIMAGE_HEAD_TIMEOUT; default 10).")
     var headTimeout: Double?
     @Option(help: "Seconds a kept-alive connection may wait for its next request (WEBIMAGE_IDLE_TIMEOUT; default 75).") var idleTimeout: Double?
@@ -152,6 +154,11 @@ struct ServeOptions: ParsableArguments {
         if let v = try Self.value(quality, "WEBIMAGE_QUALITY", env) {
             guard (1...100).contains(v) else { throw CLIError("the quality must be from 1 to 100") }
             c.defaultQuality = v
+        }
+        switch try Self.value(isolateDecodes, "WEBIMAGE_ISOLATE_DECODES", env) ?? "on" {
+        case "on": c.coders = ImageCoderRegistry.default.isolatingDecodes(DecodeIsolation(worker: .currentExecutable(arguments: [DecodeWorkerCommand.name])))
+        case "off": c.coders = .default
+        case let other: throw CLIError("--isolate-decodes must be on or off, not \(other)")
         }
         try presetsAndWatermark(env, into: &c)
         try sources(env, into: &c)

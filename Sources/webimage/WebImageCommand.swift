@@ -7,6 +7,6 @@ struct WebImageCommand: AsyncParsableCommand {
         abstract: "Download, decode and cache images from the web.",
         subcommands: [FetchCommand.self, InfoCommand.self, DemoCommand.self, CacheCommand.self, OriginCommand.self, PrefetchCommand.self, ReportCommand.self]
             + [ServeCommand.self, SignCommand.self]
-            + [ShowCommand.self]
+            + [ShowCommand.self, DecodeWorkerCommand.self]
     )
 }

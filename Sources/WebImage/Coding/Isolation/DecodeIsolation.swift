@@ -1,0 +1,119 @@
+import Foundation
+
+/// Decoding in a separate process that a cancel kills: for the formats whose C libraries have
+/// no way to stop a decode once it runs (libheif 1.15, libavif 0.11, and libjxl 0.7's one-group
+/// images), where a deadline that passes mid-decode would otherwise leave a core busy for
+/// seconds. The worker is killed within ``DecodeWorkerProcess/pollInterval`` of the cancel; a C
+/// library that crashes or aborts on a file ends only the worker (a typed `corrupt` error).
+///
+/// Decodes of fewer than ``minimumPixelCount`` pixels stay in the process: they end sooner than
+/// starting a worker takes. Measured here (`info --decode`, release, one core): HEIF about 32 ms
+/// per megapixel, JPEG XL 27, AVIF 8; a worker costs about 20 ms to start plus the copy of its
+/// pixels. So the default (2 megapixels) keeps every in-process decode of these formats under
+/// about 70 ms (docs/ARCHITECTURE.md, "Deadlines stop the work").
+///
+/// ```swift
+/// let isolation = DecodeIsolation(worker: .currentExecutable(arguments: ["decode-worker"]))
+/// let coders = ImageCoderRegistry.default.isolatingDecodes(isolation)
+/// ```
+public struct DecodeIsolation: Sendable, Hashable {
+    /// The program started for each isolated decode, and its arguments: it must call
+    /// ``DecodeWorker/run()`` and exit with its status.
+    public struct Worker: Sendable, Hashable {
+        public var executable: String
+        public var arguments: [String]
+
+        public init(executable: String, arguments: [String]) {
+            self.executable = executable
+            self.arguments = arguments
+        }
+
+        /// The running program itself (`/proc/self/exe`: the same build even after its file was
+        /// replaced by an upgrade), started with `arguments`.
+        public static func currentExecutable(arguments: [String]) -> Worker {
+            Worker(executable: "/proc/self/exe", arguments: arguments)
+        }
+    }
+
+    public var worker: Worker
+    /// Formats decoded in the worker. Default: AVIF, HEIC/HEIF and JPEG XL.
+    public var formats: Set<ImageFormat>
+    /// Images with fewer pixels (over the frames decoded) are decoded in the process. Default 2 megapixels.
+    public var minimumPixelCount: Int
+
+    public init(worker: Worker, formats: Set<ImageFormat> = [.avif, .heic, .heif, .jpegXL], minimumPixelCount: Int = 2_000_000) {
+        self.worker = worker
+        self.formats = formats
+        self.minimumPixelCount = minimumPixelCount
+    }
+}
+
+extension ImageCoderRegistry {
+    /// This registry with the built-in decoders of `isolation`'s formats decoding in its worker
+    /// process. Decoders you inserted yourself are left as they are: the worker runs the
+    /// built-in ones.
+    ///
+    /// ```swift
+    /// let coders = ImageCoderRegistry.default.isolatingDecodes(
+    ///     DecodeIsolation(worker: .currentExecutable(arguments: ["decode-worker"])))
+    /// ```
+    public func isolatingDecodes(_ isolation: DecodeIsolation) -> ImageCoderRegistry {
+        let builtIn = Self.default.decoders
+        let wrapped = decoders.map { decoder -> any ImageDecoding in
+            guard let format = isolation.formats.first(where: decoder.canDecode),
+                  let original = builtIn.first(where: { $0.canDecode(format) }),
+                  ObjectIdentifier(type(of: original)) == ObjectIdentifier(type(of: decoder))
+            else { return decoder }
+            return IsolatedDecoder(decoder, isolation: isolation)
+        }
+        return ImageCoderRegistry(decoders: wrapped, encoders: encoders)
+    }
+
+    /// Whether decoding an image of `header` with `options` runs in a worker process, which then
+    /// holds its own copy of the decoded pixels until they reach this process: a server counts
+    /// them twice in its memory budget.
+    ///
+    /// ```swift
+    /// let bytes = MemoryBudget.bytes(toDecode: header, options: options) * (coders.isolatesDecode(of: header, options: options) ? 2 : 1)
+    /// ```
+    public func isolatesDecode(of header: ImageHeader, options: ImageDecodingOptions) -> Bool {
+        guard let isolated = decoders.first(where: { $0.canDecode(header.format) }) as? IsolatedDecoder else { return false }
+        return isolated.isolates(header, options: options)
+    }
+}
+
+/// A built-in decoder whose large decodes run in a ``DecodeIsolation`` worker.
+struct IsolatedDecoder: ImageDecoding {
+    let decoder: any ImageDecoding
+    let isolation: DecodeIsolation
+
+    init(_ decoder: any ImageDecoding, isolation: DecodeIsolation) {
+        self.decoder = decoder
+        self.isolation = isolation
+    }
+
+    func canDecode(_ format: ImageFormat) -> Bool { decoder.canDecode(format) }
+
+    func readHeader(_ data: Data) throws(ImageDecodingError) -> ImageHeader { try decoder.readHeader(data) }
+
+    func animatedDecoder(for data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> (any AnimatedImageDecoding)? {
+        try decoder.animatedDecoder(for: data, options: options)
+    }
+
+    func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
+        // The header is read here (cheap, and fuzzed) so that the limits refuse a file before any
+        // worker starts.
+        let header = try decoder.readHeader(data)
+        try options.checkPixelLimit(header)
+        guard isolates(header, options: options) else { return try decoder.decode(data, options: options) }
+        return try DecodeWorkerCall(worker: isolation.worker, format: header.format, options: options).decode(data)
+    }
+
+    /// Whether a decode of `header` goes to the worker: an isolated format, and at least the minimum pixels over the frames decoded.
+    func isolates(_ header: ImageHeader, options: ImageDecodingOptions) -> Bool {
+        let frames = options.framesToDecode(of: header.frameCount)
+        let (area, o1) = header.pixelWidth.multipliedReportingOverflow(by: header.pixelHeight)
+        let (pixels, o2) = area.multipliedReportingOverflow(by: frames)
+        return isolation.formats.contains(header.format) && (o1 || o2 || pixels >= isolation.minimumPixelCount)
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// The worker side of an isolated decode: what a program runs when it is started as a decode
+/// worker (see ``DecodeIsolation``). It reads one request from standard input, decodes it with
+/// the built-in coders, writes the image (or the typed error) to standard output and returns the
+/// exit status.
+///
+/// A program that isolates decodes starts itself as its worker, as browsers start their
+/// renderers, so the worker is always of the same build. Call it first thing in `main`:
+///
+/// ```swift
+/// if CommandLine.arguments.dropFirst().first == "decode-worker" {
+///     exit(DecodeWorker.run())
+/// }
+/// let coders = ImageCoderRegistry.default.isolatingDecodes(
+///     DecodeIsolation(worker: .currentExecutable(arguments: ["decode-worker"])))
+/// ```
+///
+/// `webimage` has this as its hidden `decode-worker` subcommand.
+public enum DecodeWorker {
+    /// Serves one decode from standard input to standard output; 0 when a reply (an image or a
+    /// typed error) was written, 1 when the request could not be read or the reply not written.
+    public static func run() -> Int32 {
+        #if canImport(Glibc)
+        var noCore = rlimit(rlim_cur: 0, rlim_max: 0)  // a C decoder's crash leaves no core file
+        _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &noCore)
+        #endif
+        let input = FileHandle.standardInput.readDataToEndOfFile()
+        guard let length = DecodeWorkerWire.descriptionLength(input.prefix(4)), input.count >= 4 + length,
+              let request = try? JSONDecoder().decode(DecodeWorkerRequest.self, from: input.dropFirst(4).prefix(length)),
+              request.version == DecodeWorkerWire.version
+        else { return 1 }
+        let data = Data(input.dropFirst(4 + length))
+        do {
+            guard let decoder = ImageCoderRegistry.default.decoders.first(where: { $0.canDecode(request.format) }) else {
+                throw ImageDecodingError.unsupportedFormat(request.format)
+            }
+            let image = try decoder.decode(data, options: request.options)
+            let arrays = image.frames.isEmpty ? [image.pixels] : image.frames.map(\.pixels)
+            guard send(try DecodeWorkerWire.framed(DecodeWorkerReply(image))) else { return 1 }
+            for pixels in arrays {
+                guard pixels.withUnsafeBytes({ send($0) }) else { return 1 }
+            }
+            return 0
+        } catch {
+            let failure = error as? ImageDecodingError ?? .corrupt(format: request.format, reason: "\(error)")
+            guard let reply = try? DecodeWorkerWire.framed(DecodeWorkerReply(error: failure)) else { return 1 }
+            return send(reply) ? 0 : 1
+        }
+    }
+
+    private static func send(_ data: Data) -> Bool {
+        data.withUnsafeBytes { send($0) }
+    }
+
+    /// All of `bytes` to standard output; `false` when the reader went away.
+    private static func send(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            guard let base = bytes.baseAddress else { return true }
+            let written = write(1, base + offset, bytes.count - offset)
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return false }
+            offset += written
+        }
+        return true
+    }
+}

@@ -1,0 +1,80 @@
+import CoreMetrics
+import Foundation
+
+/// One isolated decode: the request sent, the worker's reply read and checked, the image made.
+/// Each ends in `webimage_isolated_decodes_total{outcome}`: `decoded`, `refused` (the worker's
+/// typed error, such as a corrupt file), `cancelled` (the worker killed), or `failed` (the
+/// worker could not start, died, or sent a reply that does not hold).
+struct DecodeWorkerCall {
+    let worker: DecodeIsolation.Worker
+    let format: ImageFormat
+    let options: ImageDecodingOptions
+
+    func decode(_ data: Data) throws(ImageDecodingError) -> Image {
+        var outcome = "failed"
+        defer { Counter(label: "webimage_isolated_decodes_total", dimensions: [("outcome", outcome)]).increment() }
+        var request: Data
+        do {
+            request = try DecodeWorkerWire.framed(DecodeWorkerRequest(format: format, options: options))
+        } catch {
+            throw .corrupt(format: format, reason: "the decode request could not be written: \(error)")
+        }
+        request.append(data)
+        let process = try DecodeWorkerProcess(executable: worker.executable, arguments: worker.arguments, request: request, format: format)
+        do throws(ImageDecodingError) {
+            let reply = try readReply(from: process)
+            if let failure = reply.error {
+                outcome = "refused"
+                throw failure.error(decoding: format)
+            }
+            let counts = try reply.checked(against: options)
+            var arrays: [[UInt8]] = []
+            for count in counts {
+                arrays.append(try readPixels(count: count, from: process))
+            }
+            _ = process.exitStatus()
+            outcome = "decoded"
+            return reply.image(pixels: arrays)
+        } catch {
+            process.stop()
+            if error == .cancelled { outcome = "cancelled" }
+            throw error
+        }
+    }
+
+    private func readReply(from process: DecodeWorkerProcess) throws(ImageDecodingError) -> DecodeWorkerReply {
+        guard let prefix = try process.read(count: 4) else { throw ended(process) }
+        guard let length = DecodeWorkerWire.descriptionLength(prefix) else { throw malformed("a description too long") }
+        guard let json = try process.read(count: length) else { throw ended(process) }
+        guard let reply = try? JSONDecoder().decode(DecodeWorkerReply.self, from: json) else { throw malformed("an unreadable description") }
+        guard reply.version == DecodeWorkerWire.version else { throw malformed("version \(reply.version), not \(DecodeWorkerWire.version)") }
+        return reply
+    }
+
+    private func readPixels(count: Int, from process: DecodeWorkerProcess) throws(ImageDecodingError) -> [UInt8] {
+        var complete = false
+        var failure: ImageDecodingError?
+        // Read straight into the image's array: no second copy of the pixels in the server.
+        let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            do throws(ImageDecodingError) {
+                complete = try process.read(into: UnsafeMutableRawBufferPointer(buffer))
+            } catch {
+                failure = error
+            }
+            // Uninitialised bytes are never handed out: the array is dropped unless complete.
+            initialized = count
+        }
+        if let failure { throw failure }
+        guard complete else { throw ended(process) }
+        return pixels
+    }
+
+    /// The worker ended before its reply did: it crashed, was killed (out of memory), or aborted.
+    private func ended(_ process: DecodeWorkerProcess) -> ImageDecodingError {
+        .corrupt(format: format, reason: "the decode worker ended before its reply: \(process.exitStatus())")
+    }
+
+    private func malformed(_ what: String) -> ImageDecodingError {
+        .corrupt(format: format, reason: "the decode worker sent \(what)")
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+import Testing
+import WebImage
+import WebImageOrigin
+
+/// Decodes in a worker process that a cancel kills (issue 25, "Deadlines stop the work"): for
+/// AVIF, HEIF and JPEG XL, whose libraries cannot be stopped mid-decode. Real workers (the
+/// `webimage decode-worker` executable), and small shell scripts standing for workers that hang,
+/// crash or lie.
+@Suite("Isolated decoding in a worker process")
+struct DecodeIsolationTests {
+    static let worker = DecodeIsolation.Worker(executable: WebImageCommand.executable.path, arguments: ["decode-worker"])
+
+    /// Every size goes to the worker.
+    static func isolated(_ worker: DecodeIsolation.Worker = worker, minimum: Int = 0) -> ImageCoderRegistry {
+        ImageCoderRegistry.default.isolatingDecodes(DecodeIsolation(worker: worker, minimumPixelCount: minimum))
+    }
+
+    /// A "worker" that runs `script` in `/bin/sh` (its standard input is the request).
+    static func script(_ script: String) -> DecodeIsolation.Worker {
+        DecodeIsolation.Worker(executable: "/bin/sh", arguments: ["-c", script])
+    }
+
+    static func sameImage(_ a: Image, _ b: Image) {
+        #expect(a.format == b.format && a.pixelWidth == b.pixelWidth && a.pixelHeight == b.pixelHeight)
+        #expect(a.bytesPerRow == b.bytesPerRow && a.isOpaque == b.isOpaque && a.orientation == b.orientation)
+        #expect(a.frameCount == b.frameCount && a.loopCount == b.loopCount && a.repairs == b.repairs)
+        #expect(a.colorProfile == b.colorProfile && a.sourceColorProfile == b.sourceColorProfile)
+        #expect(a.pixels == b.pixels, "pixels differ")
+        #expect(a.frames == b.frames, "frames or durations differ")
+    }
+
+    @Test func aWorkerDecodesWhatTheProcessDecodes() throws {
+        let heic = try HEIFCoder().encode(SampleImages.pattern(width: 64, height: 48, seed: 5, alpha: true), as: .heic, quality: 0.9)
+        let sequence = try AVIFCoder().encode(AnimationTests.flatAnimation(), as: .avif, quality: 1)
+        let files = [heic, sequence, try CodecFixtures.data("jxl-animated.jxl"), try CodecFixtures.data("jxl-alpha.jxl")]
+        var thumbnail = ImageDecodingOptions(thumbnailMaxPixelSize: 20)
+        thumbnail.colorHandling = .keep
+        for data in files {
+            for options in [ImageDecodingOptions.default, thumbnail, ImageDecodingOptions(firstFrameOnly: true)] {
+                Self.sameImage(try Self.isolated().decode(data, options: options), try ImageCoderRegistry.default.decode(data, options: options))
+            }
+        }
+        #expect(try Self.isolated().decode(sequence).frames.count == 3)
+    }
+
+    @Test func aWorkersTypedErrorsArriveTyped() throws {
+        let heic = try HEIFCoder().encode(SampleImages.pattern(width: 64, height: 48), as: .heic, quality: 0.9)
+        // A cut file in strict mode: the worker's error is the one this process gives.
+        var strict = ImageDecodingOptions(strict: true)
+        strict.maxFrameCount = 1
+        let truncated = heic.prefix(heic.count - 200)
+        let here = #expect(throws: ImageDecodingError.self) { try ImageCoderRegistry.default.decode(truncated, options: strict) }
+        let there = #expect(throws: ImageDecodingError.self) { try Self.isolated().decode(truncated, options: strict) }
+        #expect(here == there)
+    }
+
+    @Test func aCancelKillsTheWorkerAtOnce() async throws {
+        let pidFile = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-worker-\(UUID().uuidString).pid")
+        defer { try? FileManager.default.removeItem(at: pidFile) }
+        // A worker that never answers: only the kill ends it.
+        let coders = Self.isolated(Self.script("echo $$ > '\(pidFile.path)'; exec sleep 60"))
+        let heic = try HEIFCoder().encode(SampleImages.pattern(width: 64, height: 48), as: .heic, quality: 0.9)
+        let executor = ImageWorkExecutor(threads: 1, name: "test-isolation")
+        defer { executor.shutdown() }
+        let decode = Task(executorPreference: executor) { () -> ImageDecodingError? in
+            do throws(ImageDecodingError) { _ = try coders.decode(heic); return nil } catch { return error }
+        }
+        let pid = try await Self.waitForPID(in: pidFile)
+        let clock = ContinuousClock(), cancelled = clock.now
+        decode.cancel()
+        #expect(await decode.value == .cancelled)
+        let returned = clock.now - cancelled
+        #expect(returned < TestTime.scaled(.milliseconds(500)), "returned \(returned) after the cancel")
+        #expect(kill(pid, 0) == -1 && errno == ESRCH, "the worker \(pid) still exists")
+    }
+
+    @Test func aCancelStopsARealDecodeThatTakesASecond() async throws {
+        let heic = try CodecFixtures.data("heic-slow-6000.heic")
+        let pidFile = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-worker-\(UUID().uuidString).pid")
+        defer { try? FileManager.default.removeItem(at: pidFile) }
+        let worker = Self.script("echo $$ > '\(pidFile.path)'; exec '\(WebImageCommand.executable.path)' decode-worker")
+        let coders = Self.isolated(worker)
+        let executor = ImageWorkExecutor(threads: 1, name: "test-isolation")
+        defer { executor.shutdown() }
+        let decode = Task(executorPreference: executor) { () -> ImageDecodingError? in
+            do throws(ImageDecodingError) { _ = try coders.decode(heic); return nil } catch { return error }
+        }
+        let pid = try await Self.waitForPID(in: pidFile)
+        // Cancelled once the worker is inside libheif (a tenth of a second of its CPU, of the
+        // second or more the decode needs).
+        let deadline = ContinuousClock.now + .seconds(30)
+        while (ProcessUsage.cpuSeconds(pid) ?? 1) < 0.1, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        let used = ProcessUsage.cpuSeconds(pid) ?? 0
+        let clock = ContinuousClock(), cancelled = clock.now
+        decode.cancel()
+        // `.cancelled`, not an image: the worker was stopped inside libheif, which nothing else could do.
+        #expect(await decode.value == .cancelled, "the decode ran to its end (the worker had used \(used) s at the cancel)")
+        let returned = clock.now - cancelled
+        #expect(returned < TestTime.scaled(.milliseconds(500)), "returned \(returned) after the cancel")
+        #expect(kill(pid, 0) == -1 && errno == ESRCH, "the worker \(pid) still exists")
+    }
+
+    @Test func aWorkerThatDiesOrIsMissingIsATypedError() throws {
+        let heic = try HEIFCoder().encode(SampleImages.pattern(width: 64, height: 48), as: .heic, quality: 0.9)
+        let killed = #expect(throws: ImageDecodingError.self) { try Self.isolated(Self.script("cat > /dev/null; kill -9 $$")).decode(heic) }
+        #expect(killed?.description.contains("ended by signal 9") == true, "\(String(describing: killed))")
+        let exited = #expect(throws: ImageDecodingError.self) { try Self.isolated(Self.script("exit 3")).decode(heic) }
+        #expect(exited?.description.contains("exited with status 3") == true, "\(String(describing: exited))")
+        let missing = DecodeIsolation.Worker(executable: "/nonexistent/webimage", arguments: [])
+        let absent = #expect(throws: ImageDecodingError.self) { try Self.isolated(missing).decode(heic) }
+        guard case .libraryUnavailable(.heic, let reason) = absent else { Issue.record("\(String(describing: absent))"); return }
+        #expect(reason.contains("/nonexistent/webimage"))
+    }
+
+    /// A reply is untrusted: a worker claiming a huge image is refused before anything is allocated
+    /// for it, and one that stops halfway is an error, not a partial image.
+    @Test(arguments: [
+        (100_000, 100_000, 400_000, 1, 0, "outside the request's limits"),
+        (10, 10, -40, 1, 0, "outside the request's limits"),
+        (Int.max, 2, 0, 1, 0, "outside the request's limits"),
+        (10, 10, 40, 1, 50, "ended before its reply"),
+        (10, 10, 40, 2, 400, "version 2"),
+        (10, 10, 40, 1, -1, "an unreadable description"),
+    ])
+    func aLyingWorkerIsRefused(width: Int, height: Int, rowBytes: Int, version: Int, pixelBytes: Int, expected: String) throws {
+        let fields: [String: Any] = [
+            "version": version, "format": "heic", "pixelWidth": width, "pixelHeight": height, "bytesPerRow": rowBytes,
+            "isOpaque": true, "scale": 1, "orientation": 1, "frameCount": 1, "frames": [Any](), "loopCount": 0, "repairs": 0,
+        ]
+        let description = pixelBytes < 0 ? Data("not json".utf8) : try JSONSerialization.data(withJSONObject: fields)
+        let reply = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-reply-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: reply) }
+        var length = UInt32(description.count).littleEndian
+        try (Data(bytes: &length, count: 4) + description + Data(repeating: 9, count: max(pixelBytes, 0))).write(to: reply)
+        let heic = try HEIFCoder().encode(SampleImages.pattern(width: 64, height: 48), as: .heic, quality: 0.9)
+        let error = #expect(throws: ImageDecodingError.self) { try Self.isolated(Self.script("cat '\(reply.path)'")).decode(heic) }
+        #expect(error?.description.contains(expected) == true, "\(String(describing: error))")
+    }
+
+    @Test func smallImagesLimitsAndOtherFormatsNeverStartAWorker() throws {
+        // A worker that cannot start: any decode that reached it would fail.
+        let coders = ImageCoderRegistry.default.isolatingDecodes(
+            DecodeIsolation(worker: .init(executable: "/nonexistent/webimage", arguments: [])))
+        let heic = try HEIFCoder().encode(SampleImages.pattern(width: 64, height: 48), as: .heic, quality: 0.9)
+        #expect(try coders.decode(heic).pixelWidth == 64)
+        let png = try PNGCoder().encode(SampleImages.pattern(width: 2000, height: 1100), as: .png, quality: 1)
+        #expect(try coders.decode(png).pixelWidth == 2000)
+        // Over the pixel limit, the header refuses the file first.
+        let slow = try CodecFixtures.data("heic-slow-6000.heic")
+        #expect(throws: ImageDecodingError.tooManyPixels(width: 6000, height: 6000, frames: 1, limit: 1_000_000)) {
+            try coders.decode(slow, options: ImageDecodingOptions(maxPixelCount: 1_000_000))
+        }
+    }
+
+    @Test func decodersInsertedByTheCallerStayInTheProcess() throws {
+        struct Marked: ImageDecoding {
+            func canDecode(_ format: ImageFormat) -> Bool { format == .heic }
+            func readHeader(_ data: Data) throws(ImageDecodingError) -> ImageHeader { try HEIFCoder().readHeader(data) }
+            func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
+                var image = try HEIFCoder().decode(data, options: options)
+                image.loopCount = 42
+                return image
+            }
+        }
+        var coders = ImageCoderRegistry.default
+        coders.insert(Marked(), at: 0)
+        let isolated = coders.isolatingDecodes(DecodeIsolation(worker: .init(executable: "/nonexistent/webimage", arguments: []), minimumPixelCount: 0))
+        let heic = try HEIFCoder().encode(SampleImages.pattern(width: 64, height: 48), as: .heic, quality: 0.9)
+        #expect(try isolated.decode(heic).loopCount == 42)
+    }
+
+    static func waitForPID(in file: URL) async throws -> pid_t {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if let text = try? String(contentsOf: file, encoding: .utf8), let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                return pid
+            }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        throw CancellationError()
+    }
+}
