@@ -7,13 +7,51 @@ import WebImageOrigin
 /// AVIF, HEIF and JPEG XL, whose libraries cannot be stopped mid-decode. Real workers (the
 /// `webimage decode-worker` executable), and small shell scripts standing for workers that hang,
 /// crash or lie.
-@Suite("Isolated decoding in a worker process")
+@Suite("Isolated decoding in a worker process", .serialized)
 struct DecodeIsolationTests {
     static let worker = DecodeIsolation.Worker(executable: WebImageCommand.executable.path, arguments: ["decode-worker"])
 
-    /// Every size goes to the worker.
+    /// Every size goes to the worker. A spare is kept for the real worker only: a script's
+    /// spare would write its pid file too.
     static func isolated(_ worker: DecodeIsolation.Worker = worker, minimum: Int = 0) -> ImageCoderRegistry {
-        ImageCoderRegistry.default.isolatingDecodes(DecodeIsolation(worker: worker, minimumPixelCount: minimum))
+        ImageCoderRegistry.default.isolatingDecodes(DecodeIsolation(worker: worker, minimumPixelCount: minimum, keepsSpareWorker: worker == Self.worker))
+    }
+
+    /// This process's children running `decode-worker` (the suite is serialized: they are its spares and decodes).
+    static func workers() -> [pid_t] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.flatMap { task -> [pid_t] in
+            let text = (try? String(contentsOfFile: "/proc/self/task/\(task)/children", encoding: .utf8)) ?? ""
+            return text.split(separator: " ").compactMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        }.filter { pid in
+            let command = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
+            return String(decoding: command, as: UTF8.self).contains("decode-worker")
+        }
+    }
+
+    @Test func aSpareWorkerWaitsForTheNextDecode() async throws {
+        let heic = try HEIFCoder().encode(SampleImages.pattern(width: 64, height: 48, seed: 2), as: .heic, quality: 0.9)
+        let expected = try ImageCoderRegistry.default.decode(heic)
+        Self.sameImage(try Self.isolated().decode(heic), expected)
+        // One spare waits, using no CPU once started.
+        let spares = Self.workers()
+        #expect(spares.count == 1, "workers: \(spares)")
+        let spare = try #require(spares.first)
+        try await Task.sleep(for: .milliseconds(300))
+        let idle = ProcessUsage.cpuSeconds(spare) ?? 0
+        try await Task.sleep(for: .milliseconds(300))
+        #expect((ProcessUsage.cpuSeconds(spare) ?? 0) - idle < 0.05, "the spare works while it waits")
+        // The next decode is the spare's: it ends with it, and another spare waits.
+        Self.sameImage(try Self.isolated().decode(heic), expected)
+        #expect(kill(spare, 0) == -1 && errno == ESRCH, "the spare \(spare) is still there")
+        let next = try #require(Self.workers().first)
+        #expect(next != spare)
+        // A spare that died while it waited is replaced; the decode does not fail.
+        kill(next, SIGKILL)
+        try await Task.sleep(for: .milliseconds(50))
+        Self.sameImage(try Self.isolated().decode(heic), expected)
+        #expect(kill(next, 0) == -1 && errno == ESRCH, "the dead spare \(next) was not reaped")
+        #expect(Self.workers().count == 1)
     }
 
     /// A "worker" that runs `script` in `/bin/sh` (its standard input is the request).

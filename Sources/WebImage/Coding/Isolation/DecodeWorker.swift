@@ -25,6 +25,8 @@ public enum DecodeWorker {
         var noCore = rlimit(rlim_cur: 0, rlim_max: 0)  // a C decoder's crash leaves no core file
         _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &noCore)
         #endif
+        // A worker is usually started ahead of its request (a spare): the codec libraries load while it waits.
+        for library in [CodecLibrary.avif, .heif, .jxl] { _ = library.unavailableReason }
         let input = FileHandle.standardInput.readDataToEndOfFile()
         guard let length = DecodeWorkerWire.descriptionLength(input.prefix(4)), input.count >= 4 + length,
               let request = try? JSONDecoder().decode(DecodeWorkerRequest.self, from: input.dropFirst(4).prefix(length)),

@@ -9,6 +9,8 @@ struct DecodeWorkerCall {
     let worker: DecodeIsolation.Worker
     let format: ImageFormat
     let options: ImageDecodingOptions
+    /// Whether a worker is started ahead for the next decode (``DecodeIsolation/keepsSpareWorker``).
+    var keepsSpare = true
 
     func decode(_ data: Data) throws(ImageDecodingError) -> Image {
         var outcome = "failed"
@@ -20,8 +22,11 @@ struct DecodeWorkerCall {
             throw .corrupt(format: format, reason: "the decode request could not be written: \(error)")
         }
         request.append(data)
-        let process = try DecodeWorkerProcess(executable: worker.executable, arguments: worker.arguments, request: request, format: format)
+        let process = try DecodeWorkerSpares.take(worker, format: format)
+        defer { if keepsSpare { DecodeWorkerSpares.replenish(worker, format: format) } }
         do throws(ImageDecodingError) {
+            // A worker gone before it read everything is seen at its reply's end.
+            _ = try process.send(request)
             let reply = try readReply(from: process)
             if let failure = reply.error {
                 outcome = "refused"

@@ -1,40 +1,39 @@
 import Foundation
 
-/// One running decode worker, seen from the server: started with its request as standard
-/// input (an unlinked temporary file: nothing to write while the worker runs, so no broken pipe
-/// can signal the server), its reply read from a pipe. Every wait on the pipe lasts at most
-/// ``pollInterval`` and then looks at `Task.isCancelled`: a cancelled decode kills the worker
-/// (`SIGKILL`), so its CPU stops within that interval whatever the C decoder is doing.
+/// One decode worker, seen from the server: a process started from the worker's executable
+/// with one end of a socket pair as its standard input and output. It may be started ahead of
+/// its request (``DecodeWorkerSpares``): it then loads the codec libraries and waits. The request
+/// is sent with `MSG_NOSIGNAL`, so a worker that died cannot signal the server (`SIGPIPE`); the
+/// reply is read from the same socket. Every wait lasts at most ``pollInterval`` and then looks at
+/// `Task.isCancelled`: a cancelled decode kills the worker (`SIGKILL`), so its CPU stops within
+/// that interval whatever the C decoder is doing.
 ///
-/// All the unsafe work (spawning, file descriptors, raw reads) stays in this file. An instance
-/// belongs to the one decode that started it (not `Sendable`); its end kills and reaps the worker
-/// if the decode has not.
-final class DecodeWorkerProcess {
+/// All the unsafe work (spawning, file descriptors, raw reads) stays in this file.
+/// `@unchecked Sendable`: an instance has one owner at a time — the spare table, under its lock,
+/// or the one decode that took it out of the table or started it — and only that owner calls it.
+/// Its end kills and reaps the worker if the owner has not.
+final class DecodeWorkerProcess: @unchecked Sendable {
     static let pollInterval: Int32 = 10  // milliseconds
-    /// Linux's `F_SETPIPE_SZ` (`F_LINUX_SPECIFIC_BASE + 7`), which Swift's Glibc module leaves out.
-    private static let setPipeSize: Int32 = 1031
     private let pid: pid_t
-    private let reply: Int32
+    /// The server's end of the socket pair (non-blocking, close-on-exec).
+    private let socket: Int32
     /// Set once the worker is reaped: its pid may then belong to another process, and is never signalled again.
     private var reaped = false
 
-    /// Starts `executable` with `arguments` and `request` (a framed description and the encoded bytes) as its input.
-    init(executable: String, arguments: [String], request: Data, format: ImageFormat) throws(ImageDecodingError) {
+    /// Starts `worker`; `format` names the decode in the error when it cannot start.
+    init(_ worker: DecodeIsolation.Worker, format: ImageFormat) throws(ImageDecodingError) {
         func failed(_ what: String) -> ImageDecodingError {
-            .libraryUnavailable(format: format, reason: "the decode worker \(executable) could not start: \(what) (\(String(cString: strerror(errno))))")
+            .libraryUnavailable(format: format, reason: "the decode worker \(worker.executable) could not start: \(what) (\(String(cString: strerror(errno))))")
         }
-        let input = try Self.temporaryFile(holding: request, failure: failed)
-        defer { close(input) }
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else { throw failed("no pipe") }
-        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        _ = fcntl(pipeEnds[0], Self.setPipeSize, 1 << 20)  // fewer reads for large images; a failure only costs speed
-        defer { close(pipeEnds[1]) }
+        var ends: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else { throw failed("no socket pair") }
+        defer { close(ends[1]) }
+        _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, input, 0)
-        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, ends[1], 0)
+        posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
         _ = Self.closeFrom?(&actions, 3)  // the server's sockets and files stay out of the worker
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -46,24 +45,62 @@ final class DecodeWorkerProcess {
         posix_spawnattr_setsigmask(&attributes, &none)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv = ([executable] + arguments).map { strdup($0) }
+        let argv = ([worker.executable] + worker.arguments).map { strdup($0) }
         defer { argv.forEach { free($0) } }
         var spawned = pid_t()
         let status = (argv + [nil]).withUnsafeBufferPointer { args in
-            posix_spawn(&spawned, executable, &actions, &attributes, args.baseAddress!, environ)
+            posix_spawn(&spawned, worker.executable, &actions, &attributes, args.baseAddress!, environ)
         }
         guard status == 0 else {
-            close(pipeEnds[0])
+            close(ends[0])
             errno = status
             throw failed("spawn failed")
         }
         pid = spawned
-        reply = pipeEnds[0]
+        socket = ends[0]
+    }
+
+    /// Whether the worker still runs (a spare that died while it waited is reaped here).
+    var isRunning: Bool {
+        guard !reaped else { return false }
+        var status: Int32 = 0
+        guard waitpid(pid, &status, WNOHANG) == 0 else {
+            reaped = true
+            return false
+        }
+        return true
+    }
+
+    /// Sends the whole request, then ends the worker's input. `false` when the worker went away first.
+    func send(_ request: Data) throws(ImageDecodingError) -> Bool {
+        var failure: ImageDecodingError?
+        let sent = request.withUnsafeBytes { bytes -> Bool in
+            var offset = 0
+            while offset < bytes.count, let base = bytes.baseAddress {
+                if Task.isCancelled {
+                    failure = .cancelled
+                    return false
+                }
+                var ready = pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
+                guard poll(&ready, 1, Self.pollInterval) > 0 else { continue }
+                let count = Glibc.send(socket, base + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+                guard count > 0 else { return false }
+                offset += count
+            }
+            return true
+        }
+        if let failure {
+            stop()
+            throw failure
+        }
+        _ = shutdown(socket, Int32(SHUT_WR))
+        return sent
     }
 
     deinit {
         stop()
-        close(reply)
+        close(socket)
     }
 
     /// Fills `buffer` from the reply; `false` at the end of the reply (the worker exited or crashed).
@@ -75,14 +112,14 @@ final class DecodeWorkerProcess {
                 stop()
                 throw .cancelled
             }
-            var ready = pollfd(fd: reply, events: Int16(POLLIN), revents: 0)
+            var ready = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             let polled = poll(&ready, 1, Self.pollInterval)
             guard polled > 0 else {
                 if polled < 0 && errno != EINTR { return false }
                 continue
             }
             guard let base = buffer.baseAddress else { return true }
-            let count = Glibc.read(reply, base + filled, buffer.count - filled)
+            let count = Glibc.read(socket, base + filled, buffer.count - filled)
             if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
             guard count > 0 else { return false }
             filled += count
@@ -120,32 +157,6 @@ final class DecodeWorkerProcess {
         let signal = status & 0x7f
         if signal != 0 { return "it was ended by signal \(signal)" }
         return "it exited with status \((status >> 8) & 0xff)"
-    }
-
-    /// An unlinked temporary file holding `request`, positioned at its start.
-    private static func temporaryFile(
-        holding request: Data, failure: (String) -> ImageDecodingError
-    ) throws(ImageDecodingError) -> Int32 {
-        var template = Array((FileManager.default.temporaryDirectory.path + "/webimage-decode-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw failure("no temporary file") }
-        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        let written = request.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count, let base = bytes.baseAddress {
-                let count = write(fd, base + offset, bytes.count - offset)
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else { return false }
-                offset += count
-            }
-            return true
-        }
-        guard written, lseek(fd, 0, SEEK_SET) == 0 else {
-            close(fd)
-            throw failure("the request could not be written")
-        }
-        return fd
     }
 
     /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), found at run time:
