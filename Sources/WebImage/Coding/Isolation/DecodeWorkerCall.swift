@@ -37,7 +37,7 @@ struct DecodeWorkerCall {
             for count in counts {
                 arrays.append(try readPixels(count: count, from: process))
             }
-            _ = process.exitStatus()
+            process.stop()
             outcome = "decoded"
             return reply.image(pixels: arrays)
         } catch {

@@ -139,21 +139,36 @@ final class DecodeWorkerProcess: @unchecked Sendable {
         return complete ? data : nil
     }
 
-    /// Kills the worker (if it still runs) and reaps it.
+    /// Kills the worker (if it still runs) and reaps it. A worker that has sent its whole reply is
+    /// stopped this way too: one that would not exit cannot hold the decode.
     func stop() {
         guard !reaped else { return }
         kill(pid, SIGKILL)
         _ = exitStatus()
     }
 
-    /// Waits for the worker to exit: how it ended, in words, for an error message.
+    /// How the worker ended, in words, for an error message: waited for at most half a second
+    /// (its reply has ended, so it should be exiting), then killed.
     func exitStatus() -> String {
         guard !reaped else { return "it had ended" }
-        reaped = true
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { return "its exit was not seen" }
+        var exited = false
+        for _ in 0..<500 where !exited {
+            let found = waitpid(pid, &status, WNOHANG)
+            if found == pid { exited = true } else if found < 0 && errno != EINTR {
+                reaped = true
+                return "its exit was not seen"
+            } else {
+                usleep(1000)
+            }
         }
+        if !exited {
+            kill(pid, SIGKILL)
+            while waitpid(pid, &status, 0) < 0 {
+                guard errno == EINTR else { break }
+            }
+        }
+        reaped = true
         let signal = status & 0x7f
         if signal != 0 { return "it was ended by signal \(signal)" }
         return "it exited with status \((status >> 8) & 0xff)"
