@@ -55,8 +55,11 @@ final class JobThread: Sendable {
             Thread.detachNewThread {
                 let clock = self.waitUntilStarted()
                 while clock.used < cpu { usleep(200) }
-                let spent = clock.used
+                // Read after the cancel, not before: a canceller descheduled between the two (a
+                // loaded machine) had counted the job's CPU in that gap as spent after the cancel
+                // (a lossy WebP frame once "used 121 ms after the cancel" in a full run).
                 task.cancel()
+                let spent = clock.used
                 continuation.resume(returning: spent)
             }
         }
