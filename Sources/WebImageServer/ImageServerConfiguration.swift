@@ -109,8 +109,8 @@ public struct ImageServerConfiguration: Sendable {
     public var colorHandling: ColorHandling = .convertToSRGB
     /// The coders every render and `/info` decodes and encodes with. `webimage serve` gives its
     /// own with AVIF, HEIF and JPEG XL decodes in a worker process that a passed deadline kills
-    /// (``ImageCoderRegistry/isolatingDecodes(_:)``): their C libraries cannot be stopped
-    /// otherwise. Default: ``ImageCoderRegistry/default``, everything in this process.
+    /// (`ImageCoderRegistry.isolatingDecodes(_:)`): their C libraries cannot be stopped
+    /// otherwise. Default: `ImageCoderRegistry.default`, everything in this process.
     ///
     /// ```swift
     /// configuration.coders = ImageCoderRegistry.default.isolatingDecodes(

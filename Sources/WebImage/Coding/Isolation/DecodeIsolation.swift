@@ -3,7 +3,7 @@ import Foundation
 /// Decoding in a separate process that a cancel kills: for the formats whose C libraries have
 /// no way to stop a decode once it runs (libheif 1.15, libavif 0.11, and libjxl 0.7's one-group
 /// images), where a deadline that passes mid-decode would otherwise leave a core busy for
-/// seconds. The worker is killed within ``DecodeWorkerProcess/pollInterval`` of the cancel; a C
+/// seconds. The worker is killed within 10 ms of the cancel; a C
 /// library that crashes or aborts on a file ends only the worker (a typed `corrupt` error).
 ///
 /// Decodes of fewer than ``minimumPixelCount`` pixels stay in the process: they end sooner than

@@ -15,18 +15,17 @@ struct DecodeWorkerCall {
     func decode(_ data: Data) throws(ImageDecodingError) -> Image {
         var outcome = "failed"
         defer { Counter(label: "webimage_isolated_decodes_total", dimensions: [("outcome", outcome)]).increment() }
-        var request: Data
+        let description: Data
         do {
-            request = try DecodeWorkerWire.framed(DecodeWorkerRequest(format: format, options: options))
+            description = try DecodeWorkerWire.framed(DecodeWorkerRequest(format: format, options: options))
         } catch {
             throw .corrupt(format: format, reason: "the decode request could not be written: \(error)")
         }
-        request.append(data)
         let process = try DecodeWorkerSpares.take(worker, format: format)
         defer { if keepsSpare { DecodeWorkerSpares.replenish(worker, format: format) } }
         do throws(ImageDecodingError) {
             // A worker gone before it read everything is seen at its reply's end.
-            _ = try process.send(request)
+            _ = try process.send([description, data])
             let reply = try readReply(from: process)
             if let failure = reply.error {
                 outcome = "refused"

@@ -71,24 +71,30 @@ final class DecodeWorkerProcess: @unchecked Sendable {
         return true
     }
 
-    /// Sends the whole request, then ends the worker's input. `false` when the worker went away first.
-    func send(_ request: Data) throws(ImageDecodingError) -> Bool {
+    /// Sends `parts` (the framed description, then the encoded bytes: sent as they are, not
+    /// copied into one request), then ends the worker's input. `false` when the worker went away first.
+    func send(_ parts: [Data]) throws(ImageDecodingError) -> Bool {
         var failure: ImageDecodingError?
-        let sent = request.withUnsafeBytes { bytes -> Bool in
-            var offset = 0
-            while offset < bytes.count, let base = bytes.baseAddress {
-                if Task.isCancelled {
-                    failure = .cancelled
-                    return false
+        var sent = true
+        for part in parts where sent {
+            sent = part.withUnsafeBytes { bytes -> Bool in
+                var offset = 0
+                while offset < bytes.count, let base = bytes.baseAddress {
+                    if Task.isCancelled {
+                        failure = .cancelled
+                        return false
+                    }
+                    var ready = pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
+                    let polled = poll(&ready, 1, Self.pollInterval)
+                    if polled < 0 && errno != EINTR { return false }
+                    guard polled > 0 else { continue }
+                    let count = Glibc.send(socket, base + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                    if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+                    guard count > 0 else { return false }
+                    offset += count
                 }
-                var ready = pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
-                guard poll(&ready, 1, Self.pollInterval) > 0 else { continue }
-                let count = Glibc.send(socket, base + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-                if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
-                guard count > 0 else { return false }
-                offset += count
+                return true
             }
-            return true
         }
         if let failure {
             stop()
