@@ -6,7 +6,7 @@
 # repository root: source it from there (run, it goes there itself; OUT relative to the root).
 #   source scripts/lib/build-c-targets.sh
 #   build_c_target OUT TARGET CFLAG...   compiles TARGET's .c files into OUT; appends to C_INCLUDES, C_OBJECTS
-#   coding_sources                       the Swift files of Pixels/, Coding/, Processing/ and Internal/Locked.swift
+#   coding_sources                       the Swift files of Pixels/, Coding/ (but Isolation/), Processing/ and Internal/Locked.swift
 #   scripts/lib/build-c-targets.sh OUT CFLAG...   (run, not sourced: all four targets with CFLAG, then
 #                                                 prints every swiftc argument but the entry point, one a line)
 # C_INCLUDES starts with -I for every system-library wrapper the Coding layer imports;
@@ -26,7 +26,9 @@ CODING_LIBRARIES=(-lturbojpeg -ljpeg -lpng -lspng -lgif -lwebpdemux -lwebpmux -l
 coding_sources() {
   # Every file under the three folders, at any depth (coders live in Formats/<Format>/); the
   # frame-by-frame and incremental decoders guard their codec state with the package's lock.
-  find Sources/WebImage/Pixels Sources/WebImage/Coding Sources/WebImage/Processing -name '*.swift' | sort
+  # Coding/Isolation/ (decodes in a worker process) is left out: no decoder needs it, and it
+  # counts its outcomes with swift-metrics, which is not built here.
+  find Sources/WebImage/Pixels Sources/WebImage/Coding Sources/WebImage/Processing -name '*.swift' -not -path '*/Coding/Isolation/*' | sort
   echo Sources/WebImage/Internal/Locked.swift
 }
 
