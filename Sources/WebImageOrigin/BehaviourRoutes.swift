@@ -87,6 +87,15 @@ enum BehaviourRoutes {
             let name = try context.parameters.require("name"), query = request.uri.queryParameters
             let key = "\(name)?\(request.uri.query ?? "")"
             let attempt = attempts.next(key)
+            // `statuses=503,429,…`: attempt n fails with the n-th status (a 429 or 503 with
+            // `retryAfter`'s Retry-After only when it is a 429), then the file is served.
+            let statuses = (query.get("statuses") ?? "").split(separator: ",").compactMap { Int($0) }
+            if !statuses.isEmpty {
+                guard attempt <= statuses.count else { return try await OriginRoutes.serve(name, request: request, files: files, log: log) }
+                var headers = HTTPFields()
+                if statuses[attempt - 1] == 429, let after = query.get("retryAfter") { headers[.retryAfter] = after }
+                return OriginRoutes.text("try again later\n", status: .init(code: statuses[attempt - 1]), headers: headers)
+            }
             guard attempt <= (query.get("fails", as: Int.self) ?? 1), let file = files[name] else {
                 return try await OriginRoutes.serve(name, request: request, files: files, log: log)
             }

@@ -98,7 +98,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Resume an interrupted run: URLs whose file an earlier run into this folder finished (same size) are not fetched again.")
     var skipExisting = false
 
-    @Option(name: .long, help: "Retries after transient failures (timeouts, 5xx, 429), with exponential backoff (default 2).")
+    @Option(name: .long, help: "Retries per line in all (default 2): after transient failures (timeouts, 5xx, 429, with exponential backoff) and after its host's Retry-After pause; a line is requested at most 1 + N times.")
     var retries: Int?
 
     @Option(name: .long, help: "The longest Retry-After (seconds) a host is waited for (default 300): a 429 or 503 asking for longer fails its line, and the host's other lines are not requested in this run (recorded failed, for --retry-failed later).")
@@ -229,7 +229,7 @@ struct FetchCommand: AsyncParsableCommand {
             showProgress: !json && isatty(STDOUT_FILENO) == 1, report: report, inputFormat: resolvedInputFormat,
             columns: datasetColumns,
             dataset: outputFormat == "webdataset" ? WebDatasetWriter(directory: outputDir, shardSize: shardSize, prefix: WebDatasetWriter.prefix(shard: shard.flatMap(Shard.init))) : nil, robots: robots,
-            retryFailed: retryFailed, retriesAfterBackOff: retries ?? RetryPolicy().maxRetries)
+            retryFailed: retryFailed, retriesPerLine: retries ?? RetryPolicy().maxRetries)
         // Ctrl-C cancels the run (the summary is still printed, exit 130); a second one exits at once.
         let work = Task { try await run.execute() }
         let interrupt = Interrupt.onSIGINT { work.cancel() }

@@ -5,7 +5,8 @@ extension FetchRun {
     /// Loads one line; `acquired`: the line's host slot is taken already (else it is waited for).
     ///
     /// A line whose request got a `429` or `503` with `Retry-After` comes back as
-    /// ``Outcome/retry`` (at most ``retriesAfterBackOff`` times): the run parks it until its host
+    /// ``Outcome/retry`` while its ``RetryBudget`` has a retry left (shared with the downloader's
+    /// retries of other failures: ``retriesPerLine`` in all): the run parks it until its host
     /// is due, so the wait holds none of the `--concurrency` slots (the downloader does not wait
     /// for a `Retry-After` in `fetch`: ``RetryPolicy/leavesRetryAfterToTheCaller``).
     func load(_ next: ParkedLoads.Load, names: OutputNames, limiter: HostLimiter?, acquired: Bool, thumbnailSide: Int?) async -> Outcome {
@@ -27,7 +28,9 @@ extension FetchRun {
         var thumbnail: String?
         var failedSample: (key: String?, fields: SampleFields)?
         do {
-            let fetched = try await mode.fetch(ImageRequest(url: url, options: mode.options), pipeline: pipeline)
+            var download = ImageDownloadRequest(url: url)
+            download.retryBudget = next.budget
+            let fetched = try await mode.fetch(ImageRequest(download: download, options: mode.options), pipeline: pipeline)
             try Task.checkCancellation()
             let name: String
             do {
@@ -43,11 +46,9 @@ extension FetchRun {
             if let thumbnailSide { thumbnail = FetchReport.thumbnail(of: fetched.data, side: thumbnailSide) }
             result = .success((fetched, name))
         } catch {
-            if next.retries < retriesAfterBackOff, await isBackOff(error, host: host, limiter: limiter) {
+            if await isBackOff(error, host: host, limiter: limiter), next.budget.draw() {
                 await limiter?.release(host)
-                var again = next
-                again.retries += 1
-                return Outcome(line: entry.line, raw: entry.raw, result: .failure(error), milliseconds: 0, thumbnail: nil, retry: again)
+                return Outcome(line: entry.line, raw: entry.raw, result: .failure(error), milliseconds: 0, thumbnail: nil, retry: next)
             }
             let failure = await explained(error, host: host)
             result = .failure(failure)

@@ -32,9 +32,11 @@ struct FetchRun: Sendable {
     var robots: RobotsPolicy?
     /// `--retry-failed RUN.jsonl`: the input is the failed lines of that earlier run.
     var retryFailed: String?
-    /// How many times a line whose host asked for a pause (`429`/`503` with `Retry-After`) is
-    /// parked and tried again (`--retries`, default 2, as the downloader's own retries).
-    var retriesAfterBackOff = RetryPolicy().maxRetries
+    /// The retries a line has in all (`--retries`, default 2): the downloader's retries of
+    /// transient failures and the run's own, after a host asked for a pause (`429`/`503` with
+    /// `Retry-After`: the line is parked, then sent again), draw from one ``RetryBudget``, so a
+    /// line is requested at most `1 + retries` times whatever its host answers.
+    var retriesPerLine = RetryPolicy().maxRetries
 
     /// What one loaded (or failed) line came to.
     struct Outcome: Sendable {
@@ -116,7 +118,7 @@ struct FetchRun: Sendable {
                             note(FetchRecord(line: entry.line, url: entry.raw, status: "skipped", file: kept.file, bytes: kept.bytes))
                             continue
                         }
-                        let next = ParkedLoads.Load(url: url, entry: entry, sample: sample)
+                        let next = ParkedLoads.Load(url: url, entry: entry, sample: sample, budget: RetryBudget(retries: retriesPerLine))
                         let acquired = await limiter?.tryAcquire(url.host ?? "") ?? true
                         // A load whose host is full waits parked, not in a slot of the run.
                         if !acquired, parked.park(next, host: url.host ?? "") { continue }

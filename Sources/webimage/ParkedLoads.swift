@@ -1,4 +1,5 @@
 import Foundation
+import WebImage
 
 /// Loads `fetch` holds back while their host has `--per-host` loads running or is not due yet
 /// (`--rate-per-host`, a back-off), so that a slow or rate-limited host does not take the run's
@@ -17,8 +18,8 @@ struct ParkedLoads {
         var url: URL
         var entry: URLSource.Entry
         var sample: Int?
-        /// How many times its host's `Retry-After` sent it back to be parked.
-        var retries = 0
+        /// The retries the line has left, shared with the downloader's (`--retries`).
+        var budget: RetryBudget
     }
 
     let capacity: Int

@@ -95,4 +95,32 @@ struct FetchRetryAfterLimitTests {
             }
         }
     }
+
+    /// `--retries N` bounds a line's requests in all, at `1 + N`, whatever mix of failures its host
+    /// answers: the downloader's retries (a `503` without `Retry-After`) and the run's own (a
+    /// `429` with `Retry-After` parks the line, then sends it again) draw from one budget. A host
+    /// that alternated the two got (1 + N)² requests for one line (9 at the default).
+    @Test(.timeLimit(.minutes(2)))
+    func aLineIsRequestedAtMostOncePlusItsRetries() async throws {
+        try await withOrigin { origin in
+            let alternating = Array(repeating: "503,429", count: 6).joined(separator: ",")
+            for retries in [2, 0, 4] {
+                origin.resetCounts()
+                let url = origin.url("/flaky/small.jpg?statuses=\(alternating)&retryAfter=1&retries=\(retries)")
+                let (result, records, _) = try await Self.fetch([url], ["--retries", "\(retries)"])
+                #expect(result.status == 3, "the line fails: \(result.stdout) \(result.stderr)")
+                #expect(records.map(\.status) == ["failed"], "\(records)")
+                let sent = origin.requests.filter { $0.path == "/flaky/small.jpg" }.count
+                #expect(sent == 1 + retries, "--retries \(retries): \(sent) requests")
+            }
+            // A host that recovers within the budget is still fetched: 503, then 429 with
+            // Retry-After, then the image (three requests, two retries).
+            origin.resetCounts()
+            let recovering = origin.url("/flaky/small.jpg?statuses=503,429&retryAfter=1")
+            let (ok, okRecords, _) = try await Self.fetch([recovering], [])
+            #expect(ok.status == 0, "\(ok.stdout) \(ok.stderr)")
+            #expect(okRecords.map(\.status) == ["ok"], "\(okRecords)")
+            #expect(origin.requests.filter { $0.path == "/flaky/small.jpg" }.count == 3)
+        }
+    }
 }

@@ -35,4 +35,30 @@ struct RetryBackoffTests {
             }
         }
     }
+
+    /// A request's ``RetryBudget`` caps the policy's retries and is spent by them: a policy of
+    /// five retries with a budget of one sends two requests, and a second download of the same
+    /// image with the spent budget sends one. The caller sees what is left.
+    @Test(arguments: LoaderKind.allCases)
+    func aRetryBudgetCapsTheRetriesAcrossDownloads(loader: LoaderKind) async throws {
+        try await withOrigin { origin in
+            let downloader = loader.downloader { $0.retryPolicy = RetryPolicy(maxRetries: 5, baseDelay: .milliseconds(10)) }
+            let budget = RetryBudget(retries: 1)
+            var request = ImageDownloadRequest(url: origin.url("/flaky/small.jpg?fails=9&failStatus=500"))
+            request.retryBudget = budget
+            await #expect(throws: ImageDownloadError.badStatusCode(500)) { try await downloader.download(request) }
+            #expect(origin.requests.filter { $0.path == "/flaky/small.jpg" }.count == 2)
+            #expect(budget.remaining == 0 && !budget.draw())
+            await #expect(throws: ImageDownloadError.badStatusCode(500)) { try await downloader.download(request) }
+            #expect(origin.requests.filter { $0.path == "/flaky/small.jpg" }.count == 3)
+            // A permanent failure draws nothing.
+            let kept = RetryBudget(retries: 2)
+            request.url = origin.url("/status/404")
+            request.retryBudget = kept
+            await #expect(throws: (any Error).self) { try await downloader.download(request) }
+            #expect(kept.remaining == 2)
+            #expect(RetryBudget(retries: -3).remaining == 0)
+        }
+    }
 }
+

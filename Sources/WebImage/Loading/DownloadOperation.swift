@@ -90,7 +90,9 @@ struct DownloadOperation: Sendable {
             }
             if phase == .lookup { failure.error = failure.error.asLookupFailure }
             attempt += 1
-            guard let delay = configuration.retryPolicy.delay(beforeRetry: attempt, after: failure.error, retryAfter: failure.retryAfter) else {
+            // The caller's budget is drawn only for a retry the policy allows.
+            guard let delay = configuration.retryPolicy.delay(beforeRetry: attempt, after: failure.error, retryAfter: failure.retryAfter),
+                  request.retryBudget?.draw() ?? true else {
                 throw failure.error
             }
             context.logger.debug("retrying", metadata: ["url": "\(request.url)", "attempt": "\(attempt)", "error": "\(failure.error)"])

@@ -29,6 +29,10 @@ public struct ImageDownloadRequest: Sendable, Hashable {
     public var progressInterval: Duration
     /// Whether progress reports carry the data received so far (for progressive decoding).
     public var wantsPartialData: Bool
+    /// Retries this caller allows in all, shared with its own retries (``RetryBudget``); each
+    /// retry the ``RetryPolicy`` allows draws one first. `nil` (the default): the policy alone.
+    /// Not part of the sharing key: a shared download draws from its first caller's budget.
+    public var retryBudget: RetryBudget?
 
     public init(
         url: URL, priority: RequestPriority = .normal, headers: [HTTPField] = [],
