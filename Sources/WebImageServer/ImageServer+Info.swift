@@ -50,9 +50,7 @@ extension ImageServer {
         let data = original.data, header = original.header, components = parameters.blurHashComponents, coders = configuration.coders
         // The decode's own allocation (twice when a worker process decodes: it holds a copy until
         // sent), the thumbnail and the hashes' copies of it (at most 100 px a side).
-        let decoded = MemoryBudget.bytes(toDecode: header, options: options)
-        let (twice, overflow) = decoded.multipliedReportingOverflow(by: 2)
-        let held = coders.isolatesDecode(of: header, options: options) ? (overflow ? .max : twice) : decoded
+        let held = MemoryBudget.bytes(toDecode: header, options: options, coders: coders)
         let bytes = held > .max - 4 * 100 * 100 * 4 ? .max : held + 4 * 100 * 100 * 4
         let info = try await runOffPool(bytes: bytes, for: original, slot: slot, source: parameters.source.url.absoluteString) {
             () throws(ImageServerError) in try ImageInfo(data, header: header, options: options, components: components, coders: coders)

@@ -105,9 +105,7 @@ struct RenderBudget: Sendable {
         } else {
             // A decode in a worker process (``ImageServerConfiguration/coders``) holds the pixels
             // there too, until they have reached this process: counted twice.
-            let decoded = MemoryBudget.bytes(toDecode: header, options: decoding)
-            let copies = renderer.coders.isolatesDecode(of: header, options: decoding) ? 2 : 1
-            held = [Self.times(decoded, copies), Self.times(total, 4)]
+            held = [MemoryBudget.bytes(toDecode: header, options: decoding, coders: renderer.coders), Self.times(total, 4)]
         }
         // `max_bytes` encodes again (one at a time, at most ``ImageParameters/maxBytesEncodes``),
         // holding the best file so far beside the one being written: one more file, at most the

@@ -65,6 +65,21 @@ extension MemoryBudget {
         return overflow ? .max : bytes
     }
 
+    /// What decoding an image of `header` with `options` through `coders` holds in this machine's
+    /// memory: ``bytes(toDecode:options:)``, twice when `coders` decode it in a worker process
+    /// (``ImageCoderRegistry/isolatesDecode(of:options:)``: the worker keeps its own copy until
+    /// the pixels have reached this process). `Int.max` when that overflows.
+    ///
+    /// ```swift
+    /// let bytes = MemoryBudget.bytes(toDecode: header, options: .default, coders: coders)
+    /// ```
+    public static func bytes(toDecode header: ImageHeader, options: ImageDecodingOptions, coders: ImageCoderRegistry) -> Int {
+        let bytes = bytes(toDecode: header, options: options)
+        guard coders.isolatesDecode(of: header, options: options) else { return bytes }
+        let (twice, overflow) = bytes.multipliedReportingOverflow(by: 2)
+        return overflow ? .max : twice
+    }
+
     /// `width × height` (negative sides count as 0), `Int.max` when that overflows.
     package static func area(_ width: Int, _ height: Int) -> Int {
         let (product, overflow) = max(width, 0).multipliedReportingOverflow(by: max(height, 0))

@@ -79,11 +79,11 @@ extension ImageCoderRegistry {
     }
 
     /// Whether decoding an image of `header` with `options` runs in a worker process, which then
-    /// holds its own copy of the decoded pixels until they reach this process: a server counts
-    /// them twice in its memory budget.
+    /// holds its own copy of the decoded pixels until they reach this process: a memory budget
+    /// counts them twice (`MemoryBudget.bytes(toDecode:options:coders:)`).
     ///
     /// ```swift
-    /// let bytes = MemoryBudget.bytes(toDecode: header, options: options) * (coders.isolatesDecode(of: header, options: options) ? 2 : 1)
+    /// if coders.isolatesDecode(of: header, options: options) { log("decoded in a worker") }
     /// ```
     public func isolatesDecode(of header: ImageHeader, options: ImageDecodingOptions) -> Bool {
         guard let isolated = decoders.first(where: { $0.canDecode(header.format) }) as? IsolatedDecoder else { return false }

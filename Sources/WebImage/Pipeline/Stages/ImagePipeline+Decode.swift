@@ -97,7 +97,7 @@ extension ImagePipeline {
               let header = try? coders.readHeader(data), (try? options.checkPixelLimit(header)) != nil else { return nil }
         do {
             return try await budget.reserve(
-                MemoryBudget.bytes(toDecode: header, options: options), waitingAtMost: configuration.memoryBudgetWait, holding: holding)
+                MemoryBudget.bytes(toDecode: header, options: options, coders: coders), waitingAtMost: configuration.memoryBudgetWait, holding: holding)
         } catch {
             throw error == .cancelled ? ImagePipelineError.cancelled : ImagePipelineError.overBudget(error)
         }
