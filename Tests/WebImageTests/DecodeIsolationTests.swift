@@ -97,6 +97,33 @@ struct DecodeIsolationTests {
         #expect(try Self.isolated().decode(sequence).frames.count == 3)
     }
 
+    /// A decode that needs more memory than its worker may take (``WorkerMemory``) fails, typed,
+    /// and promptly, at whatever point its decoder's allocation failed; the process goes on. A
+    /// limit of half the default still decodes the largest fixtures (36 MP HEIC, 49 MP JPEG XL):
+    /// the default's margin.
+    @Test(.timeLimit(.minutes(2)))
+    func aDecodeOverItsWorkersMemoryLimitFailsTyped() throws {
+        func isolated(_ memory: WorkerMemory) -> ImageCoderRegistry {
+            ImageCoderRegistry.default.isolatingDecodes(DecodeIsolation(worker: Self.worker, minimumPixelCount: 0, keepsSpareWorker: false, workerMemory: memory))
+        }
+        let picture = SampleImages.pattern(width: 2000, height: 1100, seed: 3)
+        let files = [try HEIFCoder().encode(picture, as: .heic, quality: 0.8), try AVIFCoder().encode(picture, as: .avif, quality: 0.8),
+                     try CodecFixtures.data("jxl-lossy.jxl")]
+        for data in files {
+            for tight in [WorkerMemory(baseBytes: 0, bytesPerPixel: 1), WorkerMemory(baseBytes: 0, bytesPerPixel: 4)] {
+                let clock = ContinuousClock(), start = clock.now
+                #expect(throws: ImageDecodingError.self, "\(tight)") { try isolated(tight).decode(data) }
+                #expect(clock.now - start < TestTime.scaled(.seconds(10)), "took \(clock.now - start)")
+            }
+            #expect(try isolated(WorkerMemory()).decode(data).pixelWidth == ImageCoderRegistry.default.readHeader(data).pixelWidth)
+        }
+        let half = WorkerMemory(baseBytes: 128 << 20, bytesPerPixel: 8)
+        for name in ["heic-slow-6000.heic", "jxl-solid-49mp-lossy.jxl"] {
+            let data = try CodecFixtures.data(name)
+            #expect(try isolated(half).decode(data, options: ImageDecodingOptions(maxPixelCount: 60_000_000)).pixelWidth > 5000, "\(name)")
+        }
+    }
+
     @Test func aWorkersTypedErrorsArriveTyped() throws {
         let heic = try HEIFCoder().encode(SampleImages.pattern(width: 64, height: 48), as: .heic, quality: 0.9)
         // A cut file in strict mode: the worker's error is the one this process gives.
@@ -169,12 +196,12 @@ struct DecodeIsolationTests {
     /// A reply is untrusted: a worker claiming a huge image is refused before anything is allocated
     /// for it, and one that stops halfway is an error, not a partial image.
     @Test(arguments: [
-        (100_000, 100_000, 400_000, 1, 0, "outside the request's limits"),
-        (10, 10, -40, 1, 0, "outside the request's limits"),
-        (Int.max, 2, 0, 1, 0, "outside the request's limits"),
-        (10, 10, 40, 1, 50, "ended before its reply"),
-        (10, 10, 40, 2, 400, "version 2"),
-        (10, 10, 40, 1, -1, "an unreadable description"),
+        (100_000, 100_000, 400_000, 2, 0, "outside the request's limits"),
+        (10, 10, -40, 2, 0, "outside the request's limits"),
+        (Int.max, 2, 0, 2, 0, "outside the request's limits"),
+        (10, 10, 40, 2, 50, "ended before its reply"),
+        (10, 10, 40, 1, 400, "version 1"),
+        (10, 10, 40, 2, -1, "an unreadable description"),
     ])
     func aLyingWorkerIsRefused(width: Int, height: Int, rowBytes: Int, version: Int, pixelBytes: Int, expected: String) throws {
         let fields: [String: Any] = [
@@ -194,7 +221,7 @@ struct DecodeIsolationTests {
     /// A worker that sends a whole reply and then does not exit is stopped: the decode returns its image.
     @Test func aWorkerThatLingersAfterItsReplyIsStopped() async throws {
         let fields: [String: Any] = [
-            "version": 1, "format": "heic", "pixelWidth": 2, "pixelHeight": 1, "bytesPerRow": 8,
+            "version": 2, "format": "heic", "pixelWidth": 2, "pixelHeight": 1, "bytesPerRow": 8,
             "isOpaque": true, "scale": 1, "orientation": 1, "frameCount": 1, "frames": [Any](), "loopCount": 0, "repairs": 0,
         ]
         let description = try JSONSerialization.data(withJSONObject: fields)

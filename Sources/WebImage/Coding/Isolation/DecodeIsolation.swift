@@ -45,15 +45,18 @@ public struct DecodeIsolation: Sendable, Hashable {
     /// Default `true`; the waiting worker uses memory (about 40 MB resident, most of it shared
     /// libraries) and no CPU.
     public var keepsSpareWorker: Bool
+    /// The memory one decode may take in its worker (``WorkerMemory``); `nil`: no limit.
+    public var workerMemory: WorkerMemory?
 
     public init(
         worker: Worker, formats: Set<ImageFormat> = [.avif, .heic, .heif, .jpegXL], minimumPixelCount: Int = 2_000_000,
-        keepsSpareWorker: Bool = true
+        keepsSpareWorker: Bool = true, workerMemory: WorkerMemory? = WorkerMemory()
     ) {
         self.worker = worker
         self.formats = formats
         self.minimumPixelCount = minimumPixelCount
         self.keepsSpareWorker = keepsSpareWorker
+        self.workerMemory = workerMemory
     }
 }
 
@@ -115,14 +118,21 @@ struct IsolatedDecoder: ImageDecoding {
         let header = try decoder.readHeader(data)
         try options.checkPixelLimit(header)
         guard isolates(header, options: options) else { return try decoder.decode(data, options: options) }
-        return try DecodeWorkerCall(worker: isolation.worker, format: header.format, options: options, keepsSpare: isolation.keepsSpareWorker).decode(data)
+        return try DecodeWorkerCall(
+            worker: isolation.worker, format: header.format, options: options, keepsSpare: isolation.keepsSpareWorker,
+            memoryLimit: isolation.workerMemory?.limit(forPixels: pixels(header, options: options))
+        ).decode(data)
+    }
+
+    /// The pixels a decode of `header` makes, over its frames (`Int.max` when that overflows).
+    private func pixels(_ header: ImageHeader, options: ImageDecodingOptions) -> Int {
+        let (area, o1) = max(header.pixelWidth, 0).multipliedReportingOverflow(by: max(header.pixelHeight, 0))
+        let (pixels, o2) = area.multipliedReportingOverflow(by: max(options.framesToDecode(of: header.frameCount), 1))
+        return o1 || o2 ? .max : pixels
     }
 
     /// Whether a decode of `header` goes to the worker: an isolated format, and at least the minimum pixels over the frames decoded.
     func isolates(_ header: ImageHeader, options: ImageDecodingOptions) -> Bool {
-        let frames = options.framesToDecode(of: header.frameCount)
-        let (area, o1) = header.pixelWidth.multipliedReportingOverflow(by: header.pixelHeight)
-        let (pixels, o2) = area.multipliedReportingOverflow(by: frames)
-        return isolation.formats.contains(header.format) && (o1 || o2 || pixels >= isolation.minimumPixelCount)
+        isolation.formats.contains(header.format) && pixels(header, options: options) >= isolation.minimumPixelCount
     }
 }

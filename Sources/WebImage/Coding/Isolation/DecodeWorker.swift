@@ -33,6 +33,7 @@ public enum DecodeWorker {
               request.version == DecodeWorkerWire.version
         else { return 1 }
         let data = Data(input.dropFirst(4 + length))
+        if let limit = request.memoryLimit { limitMemory(to: limit) }
         do {
             guard let decoder = ImageCoderRegistry.default.decoders.first(where: { $0.canDecode(request.format) }) else {
                 throw ImageDecodingError.unsupportedFormat(request.format)
@@ -49,6 +50,22 @@ public enum DecodeWorker {
             guard let reply = try? DecodeWorkerWire.framed(DecodeWorkerReply(error: failure)) else { return 1 }
             return send(reply) ? 0 : 1
         }
+    }
+
+    /// Caps this process's data (`RLIMIT_DATA`: heap, thread stacks, private writable mappings)
+    /// at what it holds now plus `bytes`, so that the decoder's allocations past that fail.
+    private static func limitMemory(to bytes: Int) {
+        #if canImport(Glibc)
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmData:") }),
+              let kilobytes = Int(line.dropFirst("VmData:".count).trimmingCharacters(in: .whitespaces).dropLast(3).trimmingCharacters(in: .whitespaces))
+        else { return }
+        let (held, o1) = kilobytes.multipliedReportingOverflow(by: 1024)
+        let (total, o2) = held.addingReportingOverflow(bytes)
+        guard !o1, !o2 else { return }
+        var limit = rlimit(rlim_cur: rlim_t(total), rlim_max: rlim_t(total))
+        _ = setrlimit(__rlimit_resource_t(RLIMIT_DATA.rawValue), &limit)
+        #endif
     }
 
     private static func send(_ data: Data) -> Bool {

@@ -11,13 +11,15 @@ struct DecodeWorkerCall {
     let options: ImageDecodingOptions
     /// Whether a worker is started ahead for the next decode (``DecodeIsolation/keepsSpareWorker``).
     var keepsSpare = true
+    /// The memory the decode may take in the worker (``WorkerMemory``), `nil` for no limit.
+    var memoryLimit: Int?
 
     func decode(_ data: Data) throws(ImageDecodingError) -> Image {
         var outcome = "failed"
         defer { Counter(label: "webimage_isolated_decodes_total", dimensions: [("outcome", outcome)]).increment() }
         let description: Data
         do {
-            description = try DecodeWorkerWire.framed(DecodeWorkerRequest(format: format, options: options))
+            description = try DecodeWorkerWire.framed(DecodeWorkerRequest(format: format, options: options, memoryLimit: memoryLimit))
         } catch {
             throw .corrupt(format: format, reason: "the decode request could not be written: \(error)")
         }

@@ -10,7 +10,7 @@ import Foundation
 enum DecodeWorkerWire {
     /// Changed with any change of the messages: a server and a worker of different builds refuse
     /// each other instead of misreading (a worker is normally the server's own executable).
-    static let version = 1
+    static let version = 2
     /// The longest description accepted: two ICC profiles of ``ColorProfile/maxByteCount``,
     /// base64, and room for the rest.
     static let maxDescriptionBytes = 48 << 20
@@ -44,9 +44,12 @@ struct DecodeWorkerRequest: Codable {
     var maxDecodedBytes: Int?
     var maxFrameCount: Int
     var colorHandling: ColorHandling
+    /// Bytes of memory the decode may take past what the worker held at its request (``WorkerMemory``).
+    var memoryLimit: Int?
 
-    init(format: ImageFormat, options: ImageDecodingOptions) {
+    init(format: ImageFormat, options: ImageDecodingOptions, memoryLimit: Int? = nil) {
         self.format = format
+        self.memoryLimit = memoryLimit
         maxPixelCount = options.maxPixelCount
         scale = options.scale
         firstFrameOnly = options.firstFrameOnly
