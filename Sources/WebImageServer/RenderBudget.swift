@@ -111,7 +111,10 @@ struct RenderBudget: Sendable {
         // holding the best file so far beside the one being written: one more file, at most the
         // result's 4 bytes a pixel.
         let rewrites = renderer.parameters.maxBytes != nil && renderer.isLossy ? Self.times(output, 4) : 0
-        let bytes = Self.sum(held + [stepBytes, rewrites, Self.times(output, Self.encodingBytesPerPixel(renderer.outputFormat))])
+        // An encode in a worker process holds the result's pixels there too.
+        let quality = renderer.isLossy ? Double(renderer.quality) / 100 : 1
+        let workerCopy = renderer.coders.isolatesEncode(pixelCount: total, as: renderer.outputFormat, quality: quality) ? Self.times(total, 4) : 0
+        let bytes = Self.sum(held + [stepBytes, rewrites, workerCopy, Self.times(output, Self.encodingBytesPerPixel(renderer.outputFormat))])
         return Price(frames: frames, bytes: bytes, decoding: decoding)
     }
 

@@ -39,7 +39,7 @@ struct ServeOptions: ParsableArguments {
     @Option(help: "Lossy quality when q is not given, 1-100 (WEBIMAGE_QUALITY; default 80).") var quality: Int?
     @Option(help: "Colour profiles: srgb converts to sRGB and strips the profile, keep leaves pixels and embeds it, ignore leaves pixels and drops it (WEBIMAGE_COLOR; default srgb).")
     var color: String?
-    @Option(help: "Decode AVIF, HEIF and JPEG XL images of 2 megapixels or more in a worker process that a passed deadline kills: on or off (WEBIMAGE_ISOLATE_DECODES; default on).")
+    @Option(help: "Decode AVIF, HEIF and JPEG XL images of 2 megapixels or more, and encode AVIF, HEIF and lossless WebP results of 100,000 pixels or more, in a worker process that a passed deadline kills: on or off (WEBIMAGE_ISOLATE_DECODES; default on).")
     var isolateDecodes: String?
     @Option(help: "Seconds a client has to send a request head, from connecting or from its first byte (WEBIMAGE_HEAD_TIMEOUT; default 10).")
     var headTimeout: Double?

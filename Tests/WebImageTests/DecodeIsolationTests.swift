@@ -124,6 +124,45 @@ struct DecodeIsolationTests {
         }
     }
 
+    /// AVIF and HEIC encodes of 100,000 pixels or more run in the worker and write the same file
+    /// as the process does (libaom and x265, one thread: deterministic); an animation's frames go
+    /// along; smaller encodes and other formats stay in the process.
+    @Test func anEncodeInTheWorkerWritesWhatTheProcessWrites() throws {
+        let picture = SampleImages.pattern(width: 400, height: 300, seed: 7, alpha: true)
+        for (format, quality) in [(ImageFormat.avif, 0.7), (.avif, 1.0), (.heic, 0.8)] {
+            let isolated = try Self.isolated().encode(picture, as: format, quality: quality)
+            #expect(isolated == (try ImageCoderRegistry.default.encode(picture, as: format, quality: quality)), "\(format) \(quality)")
+        }
+        let animation = try AVIFCoder().decode(try AVIFCoder().encode(AnimationTests.flatAnimation(), as: .avif, quality: 1), options: .default)
+        #expect(animation.frames.count == 3)
+        // Not isolated (too small, or PNG): a worker that cannot start is never asked.
+        let unstartable = ImageCoderRegistry.default.isolatingDecodes(DecodeIsolation(worker: .init(executable: "/nonexistent/webimage", arguments: [])))
+        #expect(try unstartable.encode(SampleImages.pattern(width: 300, height: 300), as: .avif, quality: 0.5).count > 0)
+        #expect(try unstartable.encode(picture, as: .png, quality: 1).count > 0)
+        #expect(throws: ImageEncodingError.self) { try unstartable.encode(picture, as: .avif, quality: 0.5) }
+        let frames = try Self.isolated().encode(animation, as: .avif, quality: 1)
+        #expect(try AVIFCoder().decode(frames, options: .default).frames.count == 3)
+    }
+
+    /// A cancel kills a worker in the middle of a long encode (a 3000 × 3000 lossless AVIF: seconds).
+    @Test func aCancelStopsAnEncodeInTheWorker() async throws {
+        var generator = SystemRandomNumberGenerator()
+        let side = 3000
+        let pixels = (0..<side * side * 4).map { $0 % 4 == 3 ? 255 : UInt8.random(in: 0...255, using: &generator) }
+        let noise = Image(format: .png, pixelWidth: side, pixelHeight: side, pixels: pixels, isOpaque: true)
+        let coders = Self.isolated()
+        let task = Task.detached { try coders.encode(noise, as: .avif, quality: 1) }
+        try await Task.sleep(for: .milliseconds(700))
+        let busy = Self.workers()
+        let clock = ContinuousClock(), start = clock.now
+        task.cancel()
+        await #expect(throws: ImageEncodingError.cancelled) { try await task.value }
+        #expect(clock.now - start < TestTime.scaled(.milliseconds(500)), "took \(clock.now - start)")
+        #expect(!busy.isEmpty)
+        // The encoding worker is gone (a new spare may have started since).
+        #expect(await eventually { Self.workers().filter { busy.contains($0) }.isEmpty }, "\(busy) \(Self.workers())")
+    }
+
     @Test func aWorkersTypedErrorsArriveTyped() throws {
         let heic = try HEIFCoder().encode(SampleImages.pattern(width: 64, height: 48), as: .heic, quality: 0.9)
         // A cut file in strict mode: the worker's error is the one this process gives.

@@ -47,11 +47,21 @@ public struct DecodeIsolation: Sendable, Hashable {
     public var keepsSpareWorker: Bool
     /// The memory one decode may take in its worker (``WorkerMemory``); `nil`: no limit.
     public var workerMemory: WorkerMemory?
+    /// Formats encoded in the worker, whose encoders cannot be stopped inside a frame either.
+    /// Default: AVIF and HEIC/HEIF (libaom and x265 take about a second a megapixel here), and
+    /// lossless WebP (a lossy WebP encode stops at a cancel in the process).
+    public var encodedFormats: Set<ImageFormat>
+    /// Encodes of fewer pixels (over the frames) stay in the process. Default 100,000: an AVIF
+    /// of that size is written in well under 100 ms.
+    public var minimumEncodePixelCount: Int
 
     public init(
         worker: Worker, formats: Set<ImageFormat> = [.avif, .heic, .heif, .jpegXL], minimumPixelCount: Int = 2_000_000,
-        keepsSpareWorker: Bool = true, workerMemory: WorkerMemory? = WorkerMemory()
+        keepsSpareWorker: Bool = true, workerMemory: WorkerMemory? = WorkerMemory(),
+        encodedFormats: Set<ImageFormat> = [.avif, .heic, .heif, .webp], minimumEncodePixelCount: Int = 100_000
     ) {
+        self.encodedFormats = encodedFormats
+        self.minimumEncodePixelCount = minimumEncodePixelCount
         self.worker = worker
         self.formats = formats
         self.minimumPixelCount = minimumPixelCount
@@ -62,7 +72,8 @@ public struct DecodeIsolation: Sendable, Hashable {
 
 extension ImageCoderRegistry {
     /// This registry with the built-in decoders of `isolation`'s formats decoding in its worker
-    /// process. Decoders you inserted yourself are left as they are: the worker runs the
+    /// process, and its built-in encoders of ``DecodeIsolation/encodedFormats`` (AVIF, HEIF)
+    /// encoding there. Coders you inserted yourself are left as they are: the worker runs the
     /// built-in ones.
     ///
     /// ```swift
@@ -78,7 +89,27 @@ extension ImageCoderRegistry {
             else { return decoder }
             return IsolatedDecoder(decoder, isolation: isolation)
         }
+        let builtInEncoders = Self.default.encoders
+        let encoders = encoders.map { encoder -> any ImageEncoding in
+            guard let format = isolation.encodedFormats.first(where: encoder.canEncode),
+                  let original = builtInEncoders.first(where: { $0.canEncode(format) }),
+                  ObjectIdentifier(type(of: original)) == ObjectIdentifier(type(of: encoder))
+            else { return encoder }
+            return IsolatedEncoder(encoder: encoder, isolation: isolation)
+        }
         return ImageCoderRegistry(decoders: wrapped, encoders: encoders)
+    }
+
+    /// Whether writing `pixelCount` pixels (over the frames) as `format` at `quality` runs in a
+    /// worker process, which holds its own copy of the pixels while it encodes: a server counts
+    /// them once more in its memory budget.
+    ///
+    /// ```swift
+    /// let extra = coders.isolatesEncode(pixelCount: 4_000_000, as: .avif, quality: 0.6) ? 16_000_000 : 0
+    /// ```
+    public func isolatesEncode(pixelCount: Int, as format: ImageFormat, quality: Double) -> Bool {
+        guard let isolated = encoders.first(where: { $0.canEncode(format) }) as? IsolatedEncoder else { return false }
+        return isolated.isolates(pixelCount: pixelCount, as: format, quality: quality)
     }
 
     /// Whether decoding an image of `header` with `options` runs in a worker process, which then

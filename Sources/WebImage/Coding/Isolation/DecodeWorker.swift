@@ -32,6 +32,7 @@ public enum DecodeWorker {
               let request = try? JSONDecoder().decode(DecodeWorkerRequest.self, from: input.dropFirst(4).prefix(length)),
               request.version == DecodeWorkerWire.version
         else { return 1 }
+        if let order = request.encode { return encode(order, as: request.format, pixels: input.dropFirst(4 + length)) }
         let data = Data(input.dropFirst(4 + length))
         if let limit = request.memoryLimit { limitMemory(to: limit) }
         do {
@@ -50,6 +51,34 @@ public enum DecodeWorker {
             guard let reply = try? DecodeWorkerWire.framed(DecodeWorkerReply(error: failure)) else { return 1 }
             return send(reply) ? 0 : 1
         }
+    }
+
+    /// Serves an encode: the image from its description and the pixel arrays in `pixels`, written
+    /// as `format` by the built-in encoder.
+    private static func encode(_ order: EncodeOrder, as format: ImageFormat, pixels: Data) -> Int32 {
+        var reply: EncodeWorkerReply
+        var file = Data()
+        do throws(ImageEncodingError) {
+            let limits = ImageDecodingOptions(maxPixelCount: .max)
+            guard let counts = try? order.image.checked(against: limits), counts.reduce(0, +) == pixels.count else {
+                throw .encodingFailed(format: format, reason: "the encode request's pixels do not match its description")
+            }
+            var arrays: [[UInt8]] = []
+            var start = pixels.startIndex
+            for count in counts {
+                arrays.append([UInt8](pixels[start..<start + count]))
+                start += count
+            }
+            guard let encoder = ImageCoderRegistry.default.encoders.first(where: { $0.canEncode(format) }) else {
+                throw .unsupportedFormat(format)
+            }
+            file = try encoder.encode(order.image.image(pixels: arrays), as: format, quality: order.quality)
+            reply = EncodeWorkerReply(byteCount: file.count)
+        } catch {
+            reply = EncodeWorkerReply(error: error)
+        }
+        guard let framed = try? DecodeWorkerWire.framed(reply), send(framed) else { return 1 }
+        return send(file) ? 0 : 1
     }
 
     /// Caps this process's data (`RLIMIT_DATA`: heap, thread stacks, private writable mappings)

@@ -46,6 +46,8 @@ struct DecodeWorkerRequest: Codable {
     var colorHandling: ColorHandling
     /// Bytes of memory the decode may take past what the worker held at its request (``WorkerMemory``).
     var memoryLimit: Int?
+    /// Set for an encode (to `format`) instead of a decode: the image's description.
+    var encode: EncodeOrder?
 
     init(format: ImageFormat, options: ImageDecodingOptions, memoryLimit: Int? = nil) {
         self.format = format

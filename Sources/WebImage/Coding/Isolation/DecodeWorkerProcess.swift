@@ -73,7 +73,7 @@ final class DecodeWorkerProcess: @unchecked Sendable {
 
     /// Sends `parts` (the framed description, then the encoded bytes: sent as they are, not
     /// copied into one request), then ends the worker's input. `false` when the worker went away first.
-    func send(_ parts: [Data]) throws(ImageDecodingError) -> Bool {
+    func send(_ parts: [any ContiguousBytes]) throws(ImageDecodingError) -> Bool {
         var failure: ImageDecodingError?
         var sent = true
         for part in parts where sent {

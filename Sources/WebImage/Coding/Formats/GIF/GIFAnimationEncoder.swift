@@ -37,7 +37,7 @@ public final class GIFAnimationEncoder: AnimatedImageEncoding {
         let still = Image(
             format: .gif, pixelWidth: parameters.pixelWidth, pixelHeight: parameters.pixelHeight, pixels: frame.pixels,
             isOpaque: PixelOperations.isOpaque(frame.pixels))
-        let (palette, indices, transparent) = GIFPalette.quantize(still)
+        let (palette, indices, transparent) = try GIFPalette.quantize(still)
         // GIF's delays are 16-bit centiseconds: 0…655,350 ms (the rounding below stays in range).
         let milliseconds = frame.duration.wholeMilliseconds(clampedTo: 0...655_350)
         let next = GIFWriter.Frame(

@@ -84,7 +84,9 @@ final class GIFFileWriter {
                 gif, Int32(frame.left), Int32(frame.top), Int32(frame.width), Int32(frame.height), frame.interlaced, map))
         }
         var row = [GifPixelType](repeating: 0, count: frame.width)
-        for y in GIFStream.rowOrder(height: frame.height, interlaced: frame.interlaced) {
+        for (n, y) in GIFStream.rowOrder(height: frame.height, interlaced: frame.interlaced).enumerated() {
+            // giflib's LZW runs a row at a time: a cancelled render stops between rows.
+            if n % 16 == 0, Task.isCancelled { throw .cancelled }
             for x in 0..<frame.width { row[x] = frame.indices[y * frame.width + x] }
             try check(gif, EGifPutLine(gif, &row, Int32(frame.width)))
         }

@@ -5,23 +5,29 @@
 /// box with the widest channel range (weighted by its pixel count) is cut at its median until
 /// there are enough boxes; each box's average colour becomes one entry. Alpha below 128 maps to
 /// a transparent entry, since GIF transparency is on or off.
+///
+/// Every pass over the pixels looks at `Task.isCancelled` each ``stride`` pixels: a render whose
+/// deadline passed stops here within milliseconds (a 16 MP picture takes seconds to quantize).
 enum GIFPalette {
+    /// Pixels between two looks at `Task.isCancelled`.
+    static let stride = 1 << 16
+
     /// RGB triples, one index per pixel, and the transparent index if any pixel needs it.
-    static func quantize(_ image: Image) -> (palette: [UInt8], indices: [UInt8], transparent: Int?) {
-        let colors = straightColors(image)
+    static func quantize(_ image: Image) throws(ImageEncodingError) -> (palette: [UInt8], indices: [UInt8], transparent: Int?) {
+        let colors = try straightColors(image)
         let hasTransparency = colors.contains { $0 == nil }
         let capacity = hasTransparency ? 255 : 256
         var palette: [UInt8] = []
         var indices = [UInt8](repeating: 0, count: colors.count)
-        if let exact = exactPalette(colors, capacity: capacity) {
+        if let exact = try exactPalette(colors, capacity: capacity) {
             for (color, _) in exact.sorted(by: { $0.value < $1.value }) {
                 palette += [UInt8(color >> 16), UInt8(color >> 8 & 0xFF), UInt8(color & 0xFF)]
             }
-            for (i, color) in colors.enumerated() { indices[i] = color.map { UInt8(exact[$0]!) } ?? 0 }
+            try stoppable(colors.count) { for i in $0 { indices[i] = colors[i].map { UInt8(exact[$0] ?? 0) } ?? 0 } }
         } else {
-            let (entries, lookup) = medianCut(colors, capacity: capacity)
+            let (entries, lookup) = try medianCut(colors, capacity: capacity)
             palette = entries
-            for (i, color) in colors.enumerated() { indices[i] = color.map { lookup[bin($0)] } ?? 0 }
+            try stoppable(colors.count) { for i in $0 { indices[i] = colors[i].map { lookup[bin($0)] } ?? 0 } }
         }
         if palette.isEmpty { palette = [0, 0, 0] }
         guard hasTransparency else { return (palette, indices, nil) }
@@ -33,12 +39,25 @@ enum GIFPalette {
 
     // MARK: - Internals
 
+    /// `body` over `0..<count` in ranges of ``stride``, with a look at `Task.isCancelled` before each.
+    private static func stoppable(_ count: Int, _ body: (Range<Int>) -> Void) throws(ImageEncodingError) {
+        var start = 0
+        while start < count {
+            guard !Task.isCancelled else { throw .cancelled }
+            let end = min(count, start + stride)
+            body(start..<end)
+            start = end
+        }
+    }
+
     /// 0xRRGGBB per pixel with alpha undone, `nil` for transparent pixels.
-    private static func straightColors(_ image: Image) -> [UInt32?] {
+    private static func straightColors(_ image: Image) throws(ImageEncodingError) -> [UInt32?] {
         var colors: [UInt32?] = []
         colors.reserveCapacity(image.pixelWidth * image.pixelHeight)
         let pixels = image.pixels, bytesPerRow = image.bytesPerRow
+        let rowsPerLook = max(1, stride / max(image.pixelWidth, 1))
         for y in 0..<image.pixelHeight {
+            if y % rowsPerLook == 0, Task.isCancelled { throw .cancelled }
             for x in 0..<image.pixelWidth {
                 let i = y * bytesPerRow + x * 4
                 let a = UInt32(pixels[i + 3])
@@ -50,9 +69,11 @@ enum GIFPalette {
         return colors
     }
 
-    private static func exactPalette(_ colors: [UInt32?], capacity: Int) -> [UInt32: Int]? {
+    private static func exactPalette(_ colors: [UInt32?], capacity: Int) throws(ImageEncodingError) -> [UInt32: Int]? {
         var map: [UInt32: Int] = [:]
-        for case let color? in colors where map[color] == nil {
+        for (i, color) in colors.enumerated() {
+            if i % stride == 0, Task.isCancelled { throw .cancelled }
+            guard let color, map[color] == nil else { continue }
             guard map.count < capacity else { return nil }
             map[color] = map.count
         }
@@ -85,13 +106,15 @@ enum GIFPalette {
     }
 
     /// Palette entries and a 15-bit bin → index table.
-    private static func medianCut(_ colors: [UInt32?], capacity: Int) -> ([UInt8], [UInt8]) {
+    private static func medianCut(_ colors: [UInt32?], capacity: Int) throws(ImageEncodingError) -> ([UInt8], [UInt8]) {
         var counts = [Int](repeating: 0, count: 1 << 15)
         var sums = [(Int, Int, Int)](repeating: (0, 0, 0), count: 1 << 15)
-        for case let color? in colors {
-            let b = bin(color)
-            counts[b] += 1
-            sums[b].0 += Int(color >> 16); sums[b].1 += Int(color >> 8 & 0xFF); sums[b].2 += Int(color & 0xFF)
+        try stoppable(colors.count) { range in
+            for case let color? in colors[range] {
+                let b = bin(color)
+                counts[b] += 1
+                sums[b].0 += Int(color >> 16); sums[b].1 += Int(color >> 8 & 0xFF); sums[b].2 += Int(color & 0xFF)
+            }
         }
         var boxes = [Box(counts.indices.filter { counts[$0] > 0 }, counts: counts)]
         while boxes.count < capacity {

@@ -63,13 +63,14 @@ public final class WebPAnimationEncoder: AnimatedImageEncoding {
         picture.width = width
         picture.height = height
         picture.use_argb = 1
+        picture.progress_hook = WebPStillEncoding.cancellationHook  // kept in the encoder's copies of the frame
         let start = timestamp
         let added = rgba.withUnsafeBufferPointer { src in
             WebPPictureImportRGBA(&picture, src.baseAddress, Int32(width) * 4) != 0
                 && WebPAnimEncoderAdd(encoder, &picture, start, &config) != 0
         }
         WebPPictureFree(&picture)
-        guard added else { throw Self.failure(encoder) }
+        guard added else { throw Task.isCancelled ? .cancelled : Self.failure(encoder) }
         timestamp = end
         frameCount += 1
     }

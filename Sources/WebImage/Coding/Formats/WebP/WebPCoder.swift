@@ -62,16 +62,8 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
         let (w, h) = try Self.encodableSize(image)
         if image.frames.count > 1 { return try WebPAnimation.encode(image, quality: quality) }
         let unitQuality = try EncodingQuality.unit(quality, format: .webp)
-        let rgba = PixelOperations.unpremultiplied(image)
-        var output: UnsafeMutablePointer<UInt8>?
-        let size = rgba.withUnsafeBufferPointer { src in
-            unitQuality >= 1
-                ? WebPEncodeLosslessRGBA(src.baseAddress, w, h, w * 4, &output)
-                : WebPEncodeRGBA(src.baseAddress, w, h, w * 4, Float(unitQuality * 100), &output)
-        }
-        defer { WebPFree(output) }
-        guard size > 0, let output else { throw .encodingFailed(format: .webp, reason: "libwebp could not encode the image") }
-        return Data(bytes: output, count: size)
+        guard !Task.isCancelled else { throw .cancelled }
+        return try WebPStillEncoding.encode(PixelOperations.unpremultiplied(image), width: w, height: h, quality: unitQuality)
     }
 
     // MARK: - Internals

@@ -1,0 +1,62 @@
+import AsyncHTTPClient
+import Foundation
+import Testing
+import WebImage
+import WebImageOrigin
+
+extension ServerTests {
+    /// A render whose deadline passes while its result is being written stops using the CPU
+    /// (issue 25, "Deadlines stop the work"): lossy WebP looks at the cancel in libwebp's progress
+    /// hook, GIF between rows of its palette passes and of its LZW; AVIF and lossless WebP are
+    /// written in a worker process that the cancel kills (libaom cannot be stopped inside a frame,
+    /// and libwebp's lossless encoder does not call its hook for a second at a time). Before, a 9 MP noise
+    /// picture kept encoding for seconds after the 504 (found by a red-team run: 17 s of CPU for a
+    /// 16 MP AVIF at q=100).
+    @Suite("Image server: encodes stop at the deadline")
+    struct ServerEncodeDeadlineTests {
+        /// 3000 × 3000 of noise: seconds to encode in each of these formats.
+        static let noise = Result { () throws -> Data in
+            var generator = SystemRandomNumberGenerator()
+            let side = 3000
+            var pixels = [UInt8](repeating: 255, count: side * side * 4)
+            for i in pixels.indices where i % 4 != 3 { pixels[i] = UInt8.random(in: 0...255, using: &generator) }
+            let image = Image(format: .png, pixelWidth: side, pixelHeight: side, pixels: pixels, isOpaque: true)
+            return try JPEGCoder().encode(image, as: .jpeg, quality: 0.9)
+        }
+
+        @Test(arguments: [("avif", "100"), ("webp", "100"), ("webp", "80"), ("gif", "80")])
+        func anEncodePastItsDeadlineStopsUsingTheCPU(format: String, quality: String) async throws {
+            try await withOrigin(files: ["noise.jpg": try Self.noise.get()]) { origin in
+                let serve = try await ServeCommandTests.ServeProcess(
+                    ["--allow-private-networks", "--fetch-timeout", "60", "--processing-timeout", "1", "--concurrency", "1", "--queue", "0"],
+                    environment: ["WEBIMAGE_LOG_LEVEL": "error"])
+                let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup), shutdownOnExit = ShutdownOnExit(client)
+                defer { withExtendedLifetime(shutdownOnExit) {} }
+                let base = "http://127.0.0.1:\(serve.port)"
+                let pid = serve.process.processIdentifier
+                let source = ServerHarness.encode(origin.imageURL("noise.jpg").absoluteString)
+                let (status, body) = try await ServeCommandTests.get("\(base)/img?url=\(source)&format=\(format)&q=\(quality)", client: client)
+                #expect(status == 504, "\(format) q=\(quality): \(String(decoding: body.prefix(200), as: UTF8.self))")
+                // Whatever still ran stops within a few rows (or the worker is killed): the server,
+                // its reaped children and its spare use next to no CPU in the next two seconds.
+                try await Task.sleep(for: .milliseconds(300))
+                let left = ServerDecodeIsolationTests.children(of: pid)
+                func cpu() -> Double { ServerDecodeIsolationTests.cpuSecondsWithChildren(pid) + left.compactMap(ProcessUsage.cpuSeconds).reduce(0, +) }
+                let before = cpu()
+                try await Task.sleep(for: .seconds(2))
+                let after = cpu()
+                #expect(after - before < 0.3, "\(format) q=\(quality): \(after - before) s of CPU in the 2 s after the 504")
+                if format == "avif" || quality == "100" {
+                    let metrics = String(decoding: try await ServeCommandTests.get("\(base)/metrics", client: client).1, as: UTF8.self)
+                    #expect(metrics.contains(#"webimage_isolated_encodes_total{outcome="cancelled"} 1"#),
+                            "\(metrics.split(separator: "\n").filter { $0.contains("isolated") })")
+                }
+                // The slot came back: a small render of the same source succeeds.
+                #expect(try await ServeCommandTests.get("\(base)/img?url=\(source)&w=64&format=\(format)", client: client).0 == 200)
+                kill(pid, SIGTERM)
+                #expect(await serve.waitForExit().0 == 0)
+                try await client.shutdown()
+            }
+        }
+    }
+}
