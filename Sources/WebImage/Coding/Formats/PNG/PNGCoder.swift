@@ -132,9 +132,7 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
         ihdr.color_type = UInt8(image.isOpaque ? SPNG_COLOR_TYPE_TRUECOLOR.rawValue : SPNG_COLOR_TYPE_TRUECOLOR_ALPHA.rawValue)
         var status = spng_set_ihdr(ctx, &ihdr)
         if status == 0 {
-            status = rows.withUnsafeBytes { src in
-                spng_encode_image(ctx, src.baseAddress, src.count, Int32(SPNG_FMT_PNG.rawValue), Int32(SPNG_ENCODE_FINALIZE.rawValue))
-            }
+            status = try Self.encodeRows(ctx, rows, rowBytes: image.pixelWidth * (image.isOpaque ? 3 : 4))
         }
         guard status == 0 else { throw .encodingFailed(format: .png, reason: String(cString: spng_strerror(status))) }
         var length = 0
@@ -147,6 +145,39 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
     }
 
     // MARK: - Internals
+
+    /// Writes `rows` a row at a time (libspng's progressive encoding), looking at
+    /// `Task.isCancelled` after every 4 MB of input: a render whose deadline passed stops within a
+    /// few milliseconds instead of deflating the rest (0.7 s of CPU after the deadline for 9 MP of
+    /// noise when the image was written in one call). The libspng status: 0 when written.
+    static func encodeRows(_ ctx: OpaquePointer, _ rows: [UInt8], rowBytes: Int) throws(ImageEncodingError) -> Int32 {
+        let flags = Int32(SPNG_ENCODE_PROGRESSIVE.rawValue | SPNG_ENCODE_FINALIZE.rawValue)
+        var status = spng_encode_image(ctx, nil, 0, Int32(SPNG_FMT_PNG.rawValue), flags)
+        guard status == 0, rowBytes > 0 else { return status }
+        var cancelled = false
+        status = rows.withUnsafeBytes { src -> Int32 in
+            guard let base = src.baseAddress else { return 0 }
+            var offset = 0, sinceCheck = 0
+            while offset + rowBytes <= src.count {
+                let written = spng_encode_row(ctx, base + offset, rowBytes)
+                // The last row ends the image: libspng answers SPNG_EOI once it is written.
+                if written == SPNG_EOI.rawValue { return 0 }
+                guard written == 0 else { return written }
+                offset += rowBytes
+                sinceCheck += rowBytes
+                if sinceCheck >= 1 << 22 {
+                    sinceCheck = 0
+                    if Task.isCancelled {
+                        cancelled = true
+                        return 0
+                    }
+                }
+            }
+            return 0
+        }
+        if cancelled { throw .cancelled }
+        return status
+    }
 
     static func withDecoder<T>(
         _ data: Data, _ body: (OpaquePointer) throws(ImageDecodingError) -> T
