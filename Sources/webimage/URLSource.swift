@@ -103,8 +103,17 @@ struct URLSource {
         }
     }
 
+    /// The longest URL fetched, in bytes.
+    static let maxURLBytes = 8192
+
     /// The entry of one URL: invalid, a duplicate or one to fetch; `nil` when another shard takes it.
     private mutating func check(_ raw: String, line: Int) -> Entry? {
+        // Before anything reads it: a longer URL fails at most servers anyway (`414`), and
+        // matching one against a host's robots.txt costs its length times the host's rules.
+        guard raw.utf8.count <= Self.maxURLBytes else {
+            return Entry(line: line, raw: String(raw.prefix(200)) + "…", kind: .invalid(
+                reason: "a URL of over \(Self.maxURLBytes) bytes (servers refuse request lines that long: nginx and Apache at 8 KB)"))
+        }
         guard let url = URL(string: raw), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = url.host, !host.isEmpty else {
             return Entry(line: line, raw: raw, kind: .invalid(reason: "not an http(s) URL"))

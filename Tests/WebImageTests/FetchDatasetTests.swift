@@ -134,6 +134,27 @@ struct FetchDatasetTests {
         }
     }
 
+    /// Many rows of one `--key-col` value (a stranger's list can hold any): each takes the next free
+    /// suffix in one look-up, past suffixed keys the list itself holds. (Each duplicate used to
+    /// probe from `_2` up: 10,000 rows of one key took 15 s of CPU.)
+    @Test func manyRowsOfOneKeyTakeTheNextFreeSuffixes() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("shards")
+        // Not fetchable (no request is sent): each row is still a sample, its JSON says why.
+        let keys = ["a", "a_2", "a", "a"] + Array(repeating: "b", count: 2000)
+        let list = dir.appendingPathComponent("list.csv")
+        try (["url,key"] + keys.enumerated().map { "ftp://example.invalid/\($0.offset),\($0.element)" }).joined(separator: "\n")
+            .write(to: list, atomically: true, encoding: .utf8)
+        let result = try await Self.fetch([
+            "--input", list.path, "--output", out.path, "--output-format", "webdataset", "--shard-size", "10000", "--key-col", "key",
+        ])
+        #expect(result.status == 3, "\(result.stdout) \(result.stderr)")
+        let names = Set(try await Self.read(out).map(\.key))
+        #expect(names.count == keys.count)
+        #expect(names.isSuperset(of: ["a", "a_2", "a_3", "a_4", "b", "b_2", "b_2000"]) && !names.contains("b_2001"), "\(names.filter { $0.hasPrefix("a") })")
+    }
+
     @Test func jsonlWithKeyColumnNamesSamplesSafely() async throws {
         try await withOrigin { origin in
             let dir = temporaryDirectory()
