@@ -61,7 +61,10 @@ extension DownloadOperation {
         if response.statusCode == 206, let resume {
             body.seed(resume.data, expectedTotal: try Self.resumedTotal(response, kept: resume.data.count))
         } else {
-            guard configuration.acceptableStatusCodes.contains(response.statusCode) else {
+            // A `206` answers a `Range` only (RFC 9110 §15.3.7): to a request without one it is a
+            // slice of the image that would be decoded, and cached, as the whole.
+            let unasked = response.statusCode == 206 && !headers.contains { $0.name.lowercased() == "range" }
+            guard configuration.acceptableStatusCodes.contains(response.statusCode), !unasked else {
                 throw AttemptFailure(.badStatusCode(response.statusCode), retryAfter: response.value(forHeader: "Retry-After"))
             }
             do throws(HTTPHeaderValue.Invalid) { body.expectedTotal = try HTTPHeaderValue.contentLength(response) } catch { throw AttemptFailure(error.downloadError) }
