@@ -23,12 +23,18 @@ struct AddressClassifierTests {
         ("::ffff:100.64.1.1", .sharedAddressSpace), ("::ffff:0.0.0.0", .unspecified), ("::ffff:224.0.0.1", .multicast),
         ("::ffff:7f00:1", .loopback), ("::10.0.0.1", .privateNetwork), ("64:ff9b::192.168.0.1", .privateNetwork),
         ("64:ff9b::7f00:1", .loopback),
+        // Not globally reachable (red-team review): IETF assignments, benchmarking, local-use
+        // NAT64, SIIT's translated form, 6to4 over a private address.
+        ("192.0.0.8", .reserved), ("192.0.0.170", .reserved), ("198.18.0.1", .reserved), ("198.19.255.255", .reserved),
+        ("64:ff9b:1::a00:1", .privateNetwork), ("64:ff9b:1:ffff::1", .privateNetwork), ("::ffff:0:7f00:1", .loopback),
+        ("::ffff:0:a9fe:a9fe", .linkLocal), ("2002:7f00:1::1", .loopback), ("2002:c0a8:101::1", .privateNetwork),
     ]
 
     static let allowed = [
         "8.8.8.8", "1.1.1.1", "93.184.216.34", "203.0.113.10", "172.15.255.255", "172.32.0.0", "100.63.255.255",
         "100.128.0.0", "169.253.0.1", "192.167.255.255", "11.0.0.1", "126.255.255.255", "223.255.255.255",
         "2001:4860:4860::8888", "2606:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808", "fbff::1", "fe7f::1",
+        "192.0.1.1", "192.1.0.1", "198.17.255.255", "198.20.0.1", "64:ff9b:2::1", "::ffff:0:808:808", "2002:808:808::1",
     ]
 
     @Test(arguments: refused) func refusedClasses(_ text: String, _ expected: Class) throws {
