@@ -54,7 +54,9 @@ struct WatermarkStep: ImageProcessing {
                         guard tx < tileWidth else { continue }
                         let o = y * rowBytes + x * 4, s = (ty * tileWidth + tx) * 4
                         let keep = 255 - Int(mark[s + 3])
-                        for c in 0..<4 { out[o + c] = UInt8(Int(mark[s + c]) + (Int(out[o + c]) * keep + 127) / 255) }
+                        // Premultiplied pixels keep the sum within 255; clamped all the same, so that
+                        // a pixel whose colour exceeds its alpha cannot trap the server.
+                        for c in 0..<4 { out[o + c] = UInt8(min(255, Int(mark[s + c]) + (Int(out[o + c]) * keep + 127) / 255)) }
                     }
                 }
             }
