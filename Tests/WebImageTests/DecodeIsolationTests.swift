@@ -146,10 +146,7 @@ struct DecodeIsolationTests {
 
     /// A cancel kills a worker in the middle of a long encode (a 3000 × 3000 lossless AVIF: seconds).
     @Test func aCancelStopsAnEncodeInTheWorker() async throws {
-        var generator = SystemRandomNumberGenerator()
-        let side = 3000
-        let pixels = (0..<side * side * 4).map { $0 % 4 == 3 ? 255 : UInt8.random(in: 0...255, using: &generator) }
-        let noise = Image(format: .png, pixelWidth: side, pixelHeight: side, pixels: pixels, isOpaque: true)
+        let noise = NoiseImages.make(width: 3000, height: 3000)
         let coders = Self.isolated()
         let task = Task.detached { try coders.encode(noise, as: .avif, quality: 1) }
         try await Task.sleep(for: .milliseconds(700))

@@ -7,7 +7,8 @@ import WebImageOrigin
 extension ServerTests {
     /// A render whose deadline passes while its result is being written stops using the CPU
     /// (issue 25, "Deadlines stop the work"): lossy WebP looks at the cancel in libwebp's progress
-    /// hook, GIF between rows of its palette passes and of its LZW, PNG every 4 MB of rows; AVIF and lossless WebP are
+    /// hook, GIF between rows of its palette passes and of its LZW, PNG every 4 MB of rows, JPEG
+    /// every 16 rows (`JPEGRowEncodeTests`: a JPEG of 9 MP ends inside this deadline); AVIF and lossless WebP are
     /// written in a worker process that the cancel kills (libaom cannot be stopped inside a frame,
     /// and libwebp's lossless encoder does not call its hook for a second at a time). Before, a 9 MP noise
     /// picture kept encoding for seconds after the 504 (found by a red-team run: 17 s of CPU for a
@@ -15,14 +16,7 @@ extension ServerTests {
     @Suite("Image server: encodes stop at the deadline")
     struct ServerEncodeDeadlineTests {
         /// 3000 × 3000 of noise: seconds to encode in each of these formats.
-        static let noise = Result { () throws -> Data in
-            var generator = SystemRandomNumberGenerator()
-            let side = 3000
-            var pixels = [UInt8](repeating: 255, count: side * side * 4)
-            for i in pixels.indices where i % 4 != 3 { pixels[i] = UInt8.random(in: 0...255, using: &generator) }
-            let image = Image(format: .png, pixelWidth: side, pixelHeight: side, pixels: pixels, isOpaque: true)
-            return try JPEGCoder().encode(image, as: .jpeg, quality: 0.9)
-        }
+        static let noise = Result { try JPEGCoder().encode(NoiseImages.make(width: 3000, height: 3000), as: .jpeg, quality: 0.9) }
 
         @Test(arguments: [("avif", "100"), ("webp", "100"), ("webp", "80"), ("gif", "80"), ("png", "80")])
         func anEncodePastItsDeadlineStopsUsingTheCPU(format: String, quality: String) async throws {

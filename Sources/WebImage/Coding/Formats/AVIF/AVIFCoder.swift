@@ -125,7 +125,7 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
         if let profile = image.colorProfile {  // kept by decoding (ColorHandling.keep): embedded
             profile.data.withUnsafeBytes { avifImageSetProfileICC(yuv, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) }
         }
-        var straight = PixelOperations.unpremultiplied(image)
+        var straight = try PixelOperations.unpremultipliedStoppable(image)
         var rgb = avifRGBImage()
         avifRGBImageSetDefaults(&rgb, yuv)
         rgb.format = AVIF_RGB_FORMAT_RGBA

@@ -56,7 +56,7 @@ extension HEIFCoder {
     private static func heifImage(_ image: Image) throws(ImageEncodingError) -> OpaquePointer {
         let width = image.pixelWidth, height = image.pixelHeight
         let channels = image.isOpaque ? 3 : 4
-        let rows = image.isOpaque ? PixelOperations.dropAlpha(image) : PixelOperations.unpremultiplied(image)
+        let rows = image.isOpaque ? try PixelOperations.dropAlphaStoppable(image) : try PixelOperations.unpremultipliedStoppable(image)
         var created: OpaquePointer?
         let chroma = image.isOpaque ? heif_chroma_interleaved_RGB : heif_chroma_interleaved_RGBA
         try checkEncoding(heif_image_create(Int32(width), Int32(height), heif_colorspace_RGB, chroma, &created), .heic)

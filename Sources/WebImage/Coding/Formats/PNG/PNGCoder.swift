@@ -124,7 +124,7 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
         }
         defer { spng_ctx_free(ctx) }
         spng_set_option(ctx, SPNG_ENCODE_TO_BUFFER, 1)
-        let rows = image.isOpaque ? PixelOperations.dropAlpha(image) : PixelOperations.unpremultiplied(image)
+        let rows = image.isOpaque ? try PixelOperations.dropAlphaStoppable(image) : try PixelOperations.unpremultipliedStoppable(image)
         var ihdr = spng_ihdr()
         ihdr.width = UInt32(image.pixelWidth)
         ihdr.height = UInt32(image.pixelHeight)

@@ -57,7 +57,7 @@ public final class WebPAnimationEncoder: AnimatedImageEncoding {
         let end = try Self.end(of: frame.duration, startingAt: timestamp)
         let still = Image(
             format: .webp, pixelWidth: parameters.pixelWidth, pixelHeight: parameters.pixelHeight, pixels: frame.pixels, isOpaque: false)
-        let rgba = PixelOperations.unpremultiplied(still)
+        let rgba = try PixelOperations.unpremultipliedStoppable(still)
         var picture = WebPPicture()
         guard WebPPictureInit(&picture) != 0 else { throw .encodingFailed(format: .webp, reason: "libwebp version mismatch") }
         picture.width = width

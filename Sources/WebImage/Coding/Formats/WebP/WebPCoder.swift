@@ -63,7 +63,7 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
         if image.frames.count > 1 { return try WebPAnimation.encode(image, quality: quality) }
         let unitQuality = try EncodingQuality.unit(quality, format: .webp)
         guard !Task.isCancelled else { throw .cancelled }
-        return try WebPStillEncoding.encode(PixelOperations.unpremultiplied(image), width: w, height: h, quality: unitQuality)
+        return try WebPStillEncoding.encode(PixelOperations.unpremultipliedStoppable(image), width: w, height: h, quality: unitQuality)
     }
 
     // MARK: - Internals
