@@ -72,7 +72,7 @@ public struct DecodeIsolation: Sendable, Hashable {
 
 extension ImageCoderRegistry {
     /// This registry with the built-in decoders of `isolation`'s formats decoding in its worker
-    /// process, and its built-in encoders of ``DecodeIsolation/encodedFormats`` (AVIF, HEIF)
+    /// process, and its built-in encoders of ``DecodeIsolation/encodedFormats`` (AVIF, HEIF, lossless WebP)
     /// encoding there. Coders you inserted yourself are left as they are: the worker runs the
     /// built-in ones.
     ///
