@@ -34,6 +34,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", exact: "2.1.1"),  // fetch --report
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", exact: "1.5.0"),  // swift package generate-documentation
         .package(url: "https://github.com/yaslab/CSV.swift.git", exact: "2.5.2"),  // fetch --input-format csv/tsv (one record at a time)
+        // serve --otlp: traces and metrics over OTLP/HTTP. Only that trait: the gRPC exporter's
+        // packages are resolved but never built.
+        .package(url: "https://github.com/swift-otel/swift-otel.git", exact: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // Thin system-library wrappers over Debian's codec packages (see scripts/setup).
@@ -121,6 +124,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),  // the render's span
             ],
             swiftSettings: strict
         ),
@@ -137,6 +141,8 @@ let package = Package(
                 .product(name: "ConsoleKitTerminal", package: "console-kit"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "CSV", package: "CSV.swift"),
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strict
         ),

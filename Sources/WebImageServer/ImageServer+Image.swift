@@ -63,8 +63,10 @@ extension ImageServer {
             throw error
         }
         let data = original.data, header = original.header, decoding = price.decoding
-        let (encoded, timings) = try await runOffPool(bytes: price.bytes, for: original, slot: slot, source: source) { () throws(ImageServerError) in
-            try renderer.render(data, header: header, options: decoding)
+        let (encoded, timings) = try await traced(format: format) { () async throws(ImageServerError) in
+            try await runOffPool(bytes: price.bytes, for: original, slot: slot, source: source) { () throws(ImageServerError) in
+                try renderer.render(data, header: header, options: decoding)
+            }
         }
         for (stage, duration) in [("decode", timings.decode), ("process", timings.process), ("encode", timings.encode)] {
             timing.append((stage, duration))

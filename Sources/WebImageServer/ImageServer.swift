@@ -1,7 +1,7 @@
 import Foundation
 public import Hummingbird
 public import Logging
-import Metrics
+public import Metrics
 public import Prometheus
 public import WebImage
 
@@ -37,7 +37,14 @@ public final class ImageServer: Sendable {
     /// The memory renders may take at once (``ImageServerConfiguration/memoryBudgetBytes``).
     public let memoryBudget: MemoryBudget
 
-    public init(configuration: ImageServerConfiguration, registry: PrometheusCollectorRegistry = .init(), logger: Logger = Logger(label: "webimage.server")) throws {
+    /// - Parameters:
+    ///   - registry: where the server's counters go, and what `/metrics` shows.
+    ///   - metrics: a second place its counters go, such as an OpenTelemetry exporter
+    ///     (`webimage serve --otlp-endpoint`); `nil`: the registry only.
+    public init(
+        configuration: ImageServerConfiguration, registry: PrometheusCollectorRegistry = .init(), metrics extra: (any MetricsFactory)? = nil,
+        logger: Logger = Logger(label: "webimage.server")
+    ) throws {
         self.configuration = configuration
         self.registry = registry
         self.logger = logger
@@ -52,7 +59,8 @@ public final class ImageServer: Sendable {
             maxRunning: configuration.maxConcurrentRenders, maxWaiting: configuration.maxQueuedRenders,
             maxPerClient: configuration.maxRendersPerClient)
         results = try ResultCache(memoryBytes: configuration.resultMemoryBytes, directory: configuration.resultCacheDirectory)
-        metrics = ServerMetrics(factory: PrometheusMetricsFactory(registry: registry))
+        let prometheus = PrometheusMetricsFactory(registry: registry)
+        metrics = ServerMetrics(factory: extra.map { MultiplexMetricsHandler(factories: [prometheus, $0]) } ?? prometheus)
         pipeline = try Self.makePipeline(configuration, allowList: allowList, budget: memoryBudget)
         if !signer.isEnabled {
             logger.warning("no signing key configured: /img accepts unsigned URLs (give --key or WEBIMAGE_KEY)")

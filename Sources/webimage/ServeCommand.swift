@@ -3,8 +3,10 @@ import Foundation
 import Hummingbird
 import Logging
 import Metrics
+import OTel
 import Prometheus
 import ServiceLifecycle
+import Tracing
 import WebImage
 import WebImageServer
 
@@ -29,18 +31,29 @@ struct ServeCommand: AsyncParsableCommand {
         do { resolved = try options.resolve() } catch let error as CLIError { throw ValidationError(error.description) }
         let (host, port, shutdown, levelName, resolvedConfiguration, connections) = resolved
         var configuration = resolvedConfiguration
-        try await Self.downloadWatermarks(options.watermarkURLs(ProcessInfo.processInfo.environment), into: &configuration)
         guard let level = Logger.Level(rawValue: levelName) else { throw ValidationError("unknown log level \(levelName)") }
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+        let environment = ProcessInfo.processInfo.environment
+        // With traces exported, every log line made inside a request carries its trace and span ids.
+        let traceIDs = ServeTelemetry.isRequested(endpoint: options.otlpEndpoint, environment: environment) ? OTel.makeLoggingMetadataProvider() : nil
+        LoggingSystem.bootstrap({ label, provider in
+            var handler = StreamLogHandler.standardError(label: label, metadataProvider: provider)
             handler.logLevel = level
             return handler
-        }
+        }, metadataProvider: traceIDs)
+        // Made before the first download starts threads: it may drop the standard endpoint variables.
+        let telemetry: ServeTelemetry
+        do {
+            telemetry = try ServeTelemetry.make(endpoint: options.otlpEndpoint, environment: environment, logger: Logger(label: "webimage.otel"))
+        } catch let error as CLIError { throw ValidationError(error.description) }
         let registry = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        let prometheus = PrometheusMetricsFactory(registry: registry)
+        MetricsSystem.bootstrap(telemetry.metrics.map { MultiplexMetricsHandler(factories: [prometheus, $0]) } ?? prometheus)
+        if let tracer = telemetry.tracer { InstrumentationSystem.bootstrap(tracer) }
+        try await Self.downloadWatermarks(options.watermarkURLs(environment), into: &configuration)
         let logger = Logger(label: "webimage.serve")
-        let server = try ImageServer(configuration: configuration, registry: registry, logger: logger)
+        let server = try ImageServer(configuration: configuration, registry: registry, metrics: telemetry.metrics, logger: logger)
         let router = Router(context: ImageServerRequestContext.self)
+        if telemetry.tracer != nil { router.add(middleware: TracingMiddleware()) }  // one server span per request, parent of the rest
         router.add(middleware: AccessLogMiddleware(logger: Logger(label: "webimage.access")))
         server.addRoutes(to: router)
         let factory = PrometheusMetricsFactory(registry: registry)
@@ -59,7 +72,8 @@ struct ServeCommand: AsyncParsableCommand {
             },
             logger: logger)
         var groupConfiguration = ServiceGroupConfiguration(
-            services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            // Shut down in reverse order: the server drains first, then the exporters flush what it recorded.
+            services: telemetry.services + [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = shutdown
         try await ServiceGroup(configuration: groupConfiguration).run()
         logger.info("stopped")

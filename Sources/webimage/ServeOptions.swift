@@ -53,6 +53,8 @@ struct ServeOptions: ParsableArguments {
     @Option(help: "Header fields in a request, 431 beyond (WEBIMAGE_MAX_HEADERS; default 100).") var maxHeaders: Int?
     @Option(help: "Seconds in-flight requests may take after SIGTERM (WEBIMAGE_SHUTDOWN_TIMEOUT; default 30).") var shutdownTimeout: Double?
     @Option(help: "trace, debug, info, notice, warning, error or critical (WEBIMAGE_LOG_LEVEL; default info).") var logLevel: String?
+    @Option(help: "http(s)://HOST:PORT of an OpenTelemetry collector: traces and metrics go there over OTLP/HTTP, beside /metrics; the standard OTEL_* variables apply (WEBIMAGE_OTLP_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT; default: no export).")
+    var otlpEndpoint: String?
     @Option(name: .customLong("preset"), help: "A named parameter set NAME=PARAM:VALUE/PARAM:VALUE (thumb=w:200/h:200/fit:cover), used by /img?preset=NAME; 'default' applies to every request; repeatable (WEBIMAGE_PRESETS, comma-separated).")
     var presets: [String] = []
     @Option(help: "A file of presets, one NAME=PARAM:VALUE/… a line, # comments (WEBIMAGE_PRESETS_FILE).") var presetsFile: String?
