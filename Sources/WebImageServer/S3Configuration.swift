@@ -1,9 +1,9 @@
 public import Foundation
 
 /// Where and as whom `webimage serve` fetches `s3://BUCKET/KEY` sources (``S3SourceLoader``):
-/// imgproxy's `IMGPROXY_USE_S3`, `IMGPROXY_S3_REGION` and `IMGPROXY_S3_ENDPOINT`, with the
-/// credentials of the AWS command line (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`,
-/// `AWS_SESSION_TOKEN`).
+/// imgproxy's `IMGPROXY_USE_S3`, `IMGPROXY_S3_REGION` and `IMGPROXY_S3_ENDPOINT`, with
+/// credentials found as the AWS SDKs find them (``S3CredentialSource``: keys, a profile, the ECS or
+/// EKS container role, the EC2 instance role).
 ///
 /// Without an ``endpoint``: AWS, `https://BUCKET.s3.REGION.amazonaws.com/KEY` (a bucket with a
 /// dot: `https://s3.REGION.amazonaws.com/BUCKET/KEY`, which its certificate covers), fetched
@@ -17,21 +17,24 @@ public import Foundation
 /// configuration.s3 = s3
 /// ```
 public struct S3Configuration: Sendable {
-    public var accessKeyID: String
-    public var secretAccessKey: String
-    /// `AWS_SESSION_TOKEN` of temporary credentials, sent as `X-Amz-Security-Token`.
-    public var sessionToken: String?
+    /// Where the signing keys come from (``S3CredentialSource``).
+    public var credentials: S3CredentialSource
     /// The signing region (default `us-east-1`, what MinIO and moto expect).
     public var region: String
     /// `http(s)://host[:port]` of an S3-compatible service, addressed path-style; `nil`: AWS.
     public var endpoint: URL?
 
-    public init(accessKeyID: String, secretAccessKey: String, sessionToken: String? = nil, region: String = "us-east-1", endpoint: URL? = nil) {
-        self.accessKeyID = accessKeyID
-        self.secretAccessKey = secretAccessKey
-        self.sessionToken = sessionToken
+    public init(credentials: S3CredentialSource, region: String = "us-east-1", endpoint: URL? = nil) {
+        self.credentials = credentials
         self.region = region
         self.endpoint = endpoint
+    }
+
+    /// Fixed keys; `sessionToken` is `AWS_SESSION_TOKEN` of temporary credentials.
+    public init(accessKeyID: String, secretAccessKey: String, sessionToken: String? = nil, region: String = "us-east-1", endpoint: URL? = nil) {
+        self.init(
+            credentials: .keys(S3Credentials(accessKeyID: accessKeyID, secretAccessKey: secretAccessKey, sessionToken: sessionToken)),
+            region: region, endpoint: endpoint)
     }
 
     /// A configuration the server cannot start with.

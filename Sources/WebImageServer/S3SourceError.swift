@@ -21,7 +21,15 @@ public struct S3SourceError: Error, Sendable, Hashable, CustomStringConvertible 
         self.code = code
     }
 
-    public var description: String { "S3 answered \(status) \(code ?? "(no error code)")" }
+    public var description: String {
+        status == 0 ? "no S3 credentials: \(code ?? "")" : "S3 answered \(status) \(code ?? "(no error code)")"
+    }
+
+    /// The server could not get credentials from the platform (status 0, the reason as the code):
+    /// `502 source_error`, the reason in the log.
+    public static func credentialsUnavailable(_ reason: String) -> S3SourceError {
+        S3SourceError(status: 0, code: String(reason.prefix(300)))
+    }
 
     /// S3's codes for credentials it does not accept.
     static let credentialCodes: Set<String> = [
@@ -30,6 +38,7 @@ public struct S3SourceError: Error, Sendable, Hashable, CustomStringConvertible 
     ]
 
     var answer: (status: Int, code: String, message: String) {
+        if status == 0 { return (502, "source_error", "the server could not get its credentials for the object store") }
         if let code, Self.credentialCodes.contains(code) {
             return (502, "source_error", "the object store refused the server's credentials")
         }

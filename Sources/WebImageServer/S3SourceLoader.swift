@@ -17,7 +17,8 @@ public import WebImage
 /// ```
 public final class S3SourceLoader: Sendable {
     public let configuration: S3Configuration
-    let signer: SignatureV4
+    /// The signing keys, fetched and refreshed when they come from the platform.
+    let credentials: S3CredentialCache
     let transport: GuardedDataLoader
     /// `scheme://host[:port]` of the endpoint, when one is configured.
     private let endpointBase: String?
@@ -29,10 +30,10 @@ public final class S3SourceLoader: Sendable {
         guard !configuration.region.isEmpty, configuration.region.utf8.count <= 64,
               configuration.region.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D })
         else { throw .init(description: "the S3 region '\(configuration.region)' is not a region name (a-z, 0-9 and -)") }
-        guard !configuration.accessKeyID.isEmpty, !configuration.secretAccessKey.isEmpty else {
+        if case .keys(let keys) = configuration.credentials, keys.accessKeyID.isEmpty || keys.secretAccessKey.isEmpty {
             throw .init(description: "S3 sources need AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
         }
-        signer = SignatureV4(accessKeyID: configuration.accessKeyID, secretAccessKey: configuration.secretAccessKey, region: configuration.region, service: "s3")
+        credentials = S3CredentialCache(configuration.credentials)
         if let endpoint = configuration.endpoint {
             guard let source = try? SourceURL(endpoint), source.scheme == "http" || source.scheme == "https", source.path == "/", source.query == nil else {
                 throw .init(description: "the S3 endpoint '\(endpoint.absoluteString)' is not http(s)://host[:port]")
@@ -65,9 +66,11 @@ public final class S3SourceLoader: Sendable {
         else { throw ImageDownloadError.invalidURL(request.url.absoluteString) }
         let defaultPort = target.scheme == "https" ? 443 : 80
         let host = (target.host.contains(":") ? "[\(target.host)]" : target.host) + (target.port == defaultPort ? "" : ":\(target.port)")
+        let keys = try await credentials.credentials()
+        let signer = SignatureV4(accessKeyID: keys.accessKeyID, secretAccessKey: keys.secretAccessKey, region: configuration.region, service: "s3")
         let date = SignatureV4.amzDate(.now)
         var signed = [("host", host), ("x-amz-content-sha256", SignatureV4.emptyPayloadHash), ("x-amz-date", date)]
-        if let token = configuration.sessionToken { signed.append(("x-amz-security-token", token)) }
+        if let token = keys.sessionToken { signed.append(("x-amz-security-token", token)) }
         let authorization = signer.authorization(
             method: "GET", path: target.path, query: "", headers: signed, payloadHash: SignatureV4.emptyPayloadHash, amzDate: date)
         var outgoing = request

@@ -3,8 +3,8 @@ import WebImageServer
 
 extension ServeOptions {
     /// `--local-root`, `--use-s3`, `--s3-region` and `--s3-endpoint` (or their variables), and
-    /// the AWS credentials, checked now: a root that is not a directory, or S3 without
-    /// credentials, stops the server before it listens.
+    /// where the AWS credentials come from (``AWSCredentialChain``), checked now: a root that is not
+    /// a directory, or S3 without any credentials, stops the server before it listens.
     func sources(_ env: [String: String], into c: inout ImageServerConfiguration) throws {
         if let root = try Self.value(localRoot, "WEBIMAGE_LOCAL_ROOT", env) {
             var isDirectory: ObjCBool = false
@@ -19,11 +19,8 @@ extension ServeOptions {
             if region != nil || endpoint != nil { throw CLIError("--s3-region and --s3-endpoint need --use-s3") }
             return
         }
-        guard let id = env["AWS_ACCESS_KEY_ID"], !id.isEmpty, let secret = env["AWS_SECRET_ACCESS_KEY"], !secret.isEmpty else {
-            throw CLIError("--use-s3 needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment")
-        }
         var s3 = S3Configuration(
-            accessKeyID: id, secretAccessKey: secret, sessionToken: env["AWS_SESSION_TOKEN"].flatMap { $0.isEmpty ? nil : $0 },
+            credentials: try AWSCredentialChain.resolve(env),
             region: region ?? [env["AWS_REGION"], env["AWS_DEFAULT_REGION"]].compactMap { $0 }.first { !$0.isEmpty } ?? "us-east-1")
         if let endpoint {
             guard let url = URL(string: endpoint) else { throw CLIError("--s3-endpoint: '\(endpoint)' is not a URL") }

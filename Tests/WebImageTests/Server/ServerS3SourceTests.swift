@@ -22,6 +22,8 @@ extension ServerTests {
             let input = Pipe(), output = Pipe()
             let port: Int
             let users: [String: [String: String]]
+            /// Temporary credentials (`id`, `secret`, `token`) of `reader-role` and `nobody-role`.
+            let roles: [String: [String: String]]
 
             init(files: URL) async throws {
                 try SampleImages.png(width: 64, height: 48, seed: 7).write(to: files.appendingPathComponent("a.png"))
@@ -38,13 +40,14 @@ extension ServerTests {
                 try process.run()
                 let line = await ServeCommandTests.ServeProcess.firstLine(of: output.fileHandleForReading)
                 guard let ready = try? JSONSerialization.jsonObject(with: line) as? [String: Any], let port = ready["port"] as? Int,
-                      let users = ready["users"] as? [String: [String: String]]
+                      let users = ready["users"] as? [String: [String: String]], let roles = ready["roles"] as? [String: [String: String]]
                 else {
                     process.terminate()
                     throw ServeCommandTests.CLIFailure(description: "moto did not start (is moto[server] installed? scripts/setup): \(String(decoding: line, as: UTF8.self))")
                 }
                 self.port = port
                 self.users = users
+                self.roles = roles
             }
 
             /// Closes moto's input: it stops.

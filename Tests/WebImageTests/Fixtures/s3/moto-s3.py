@@ -40,9 +40,22 @@ for name, actions in (("reader", ["s3:GetObject"]), ("nobody", [])):
     key = iam.create_access_key(UserName=name)["AccessKey"]
     users[name] = {"id": key["AccessKeyId"], "secret": key["SecretAccessKey"]}
 
+# Roles with the same rights, and temporary credentials of each (what ECS, EKS and EC2 hand out),
+# made while authentication is still off.
+sts = boto3.client("sts", **setup)
+trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"}]}
+roles = {}
+for name, actions in (("reader", ["s3:GetObject"]), ("nobody", [])):
+    arn = iam.create_role(RoleName=f"{name}-role", AssumeRolePolicyDocument=json.dumps(trust))["Role"]["Arn"]
+    if actions:
+        policy = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": actions, "Resource": "*"}]}
+        iam.put_role_policy(RoleName=f"{name}-role", PolicyName="read", PolicyDocument=json.dumps(policy))
+    temporary = sts.assume_role(RoleArn=arn, RoleSessionName="webimage-test")["Credentials"]
+    roles[name] = {"id": temporary["AccessKeyId"], "secret": temporary["SecretAccessKey"], "token": temporary["SessionToken"]}
+
 # Authentication on for every request from now on.
 urllib.request.urlopen(urllib.request.Request(f"{endpoint}/moto-api/reset-auth", data=b"0", method="POST", headers={"Content-Type": "text/plain"})).read()
 
-print(json.dumps({"port": port, "users": users}), flush=True)
+print(json.dumps({"port": port, "users": users, "roles": roles}), flush=True)
 sys.stdin.read()
 server.stop()
