@@ -1,6 +1,8 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+import class Foundation.ProcessInfo
+
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
@@ -34,9 +36,6 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", exact: "2.1.1"),  // fetch --report
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", exact: "1.5.0"),  // swift package generate-documentation
         .package(url: "https://github.com/yaslab/CSV.swift.git", exact: "2.5.2"),  // fetch --input-format csv/tsv (one record at a time)
-        // serve --otlp: traces and metrics over OTLP/HTTP. Only that trait: the gRPC exporter's
-        // packages are resolved but never built.
-        .package(url: "https://github.com/swift-otel/swift-otel.git", exact: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // Thin system-library wrappers over Debian's codec packages (see scripts/setup).
@@ -141,7 +140,6 @@ let package = Package(
                 .product(name: "ConsoleKitTerminal", package: "console-kit"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "CSV", package: "CSV.swift"),
-                .product(name: "OTel", package: "swift-otel"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strict
@@ -173,10 +171,21 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
+// serve --otlp-endpoint: traces and metrics over OTLP/HTTP, with swift-otel's OTLPHTTP trait only
+// (the gRPC exporter's packages are resolved but never built). Left out of the Thread Sanitizer
+// build (scripts/tsan sets WEBIMAGE_TSAN): swift-otel 1.6.0 does not compile under
+// -sanitize=thread with Swift 6.3.1 (a "sending 'logger' risks causing data races" error in its
+// OTelBatchLogRecordProcessor), and that build's `serve` says OTLP is not in it.
+if ProcessInfo.processInfo.environment["WEBIMAGE_TSAN"] == nil {
+    package.dependencies.append(.package(url: "https://github.com/swift-otel/swift-otel.git", exact: "1.6.0", traits: ["OTLPHTTP"]))
+    if let cli = package.targets.first(where: { $0.name == "webimage" }) {
+        cli.dependencies.append(.product(name: "OTel", package: "swift-otel"))
+        cli.swiftSettings = (cli.swiftSettings ?? []) + [.define("WEBIMAGE_OTLP")]
+    }
+}
+
 // Benchmarks (ordo-one/benchmark) are added only when asked for, so that `swift test` does not
 // build the benchmark tool: `WEBIMAGE_BENCHMARKS=1 swift package benchmark`.
-import class Foundation.ProcessInfo
-
 if ProcessInfo.processInfo.environment["WEBIMAGE_BENCHMARKS"] != nil {
     package.dependencies.append(
         .package(url: "https://github.com/ordo-one/benchmark.git", exact: "1.38.1", traits: ["MallocInterposer"]))

@@ -92,7 +92,7 @@ final class RequestLog: Sendable {
 
 /// Logs every request on arrival and its status when the handler returns.
 struct CountingMiddleware<Context: RequestContext>: RouterMiddleware {
-    static var logged: [String] { ["range", "if-range", "if-none-match", "if-modified-since", "authorization", "cookie", "accept", "user-agent"] }
+    static var logged: [String] { ["range", "if-range", "if-none-match", "if-modified-since", "authorization", "cookie", "accept", "user-agent", "traceparent"] }
     let counts: RequestLog
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

@@ -61,6 +61,9 @@ public final class PinnedHTTPConnector: PinnedConnecting {
         configuration.decompression = .disabled
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
         configuration.connectionPool.retryConnectionEstablishment = false
+        // No trace context to origins: they are strangers, and a `traceparent` would hand them the
+        // server's trace and span ids (`serve --otlp-endpoint`). The pipeline's spans time the fetch.
+        configuration.tracing.tracer = nil
         return configuration
     }
 

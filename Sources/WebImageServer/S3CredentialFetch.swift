@@ -9,9 +9,33 @@ import NIOHTTP1
 /// request's, so it is not under the sources' address rules.
 enum S3CredentialFetch {
     static let timeout = TimeAmount.seconds(2)
+    /// The whole fetch (IMDS makes three requests), however slowly a service drips its bytes.
+    static let deadline = Duration.seconds(6)
     static let maxBody = 64 << 10
+    /// Its own client: no redirects (a token must not follow one), no tracing (a credentials URL
+    /// in a span is a secret in a span), 2 s to connect and between reads. It lives as long as the
+    /// process, as `HTTPClient.shared` does.
+    static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        configuration.timeout = .init(connect: timeout, read: timeout)
+        configuration.tracing.tracer = nil
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
 
+    /// ``fetch(_:)`` within ``deadline``.
     static func credentials(from source: S3CredentialSource) async throws(S3SourceError) -> S3Credentials {
+        if case .keys(let keys) = source { return keys }
+        let work = Task { () -> Result<S3Credentials, S3SourceError> in
+            do throws(S3SourceError) { return .success(try await fetch(source)) } catch { return .failure(error) }
+        }
+        guard let outcome = await Deadline.value(of: work, timeout: deadline) else {
+            throw S3SourceError.credentialsUnavailable("the credentials service did not answer within \(deadline)")
+        }
+        return try outcome.get()
+    }
+
+    static func fetch(_ source: S3CredentialSource) async throws(S3SourceError) -> S3Credentials {
         do {
             switch source {
             case .keys(let keys):
@@ -27,9 +51,11 @@ enum S3CredentialFetch {
                 return try parse(try await send(.GET, url, headers: headers))
             case .instanceMetadata(let endpoint):
                 let base = endpoint.absoluteString.hasSuffix("/") ? String(endpoint.absoluteString.dropLast()) : endpoint.absoluteString
-                let token = String(decoding: try await send(.PUT, URL(string: "\(base)/latest/api/token")!, headers: [("X-aws-ec2-metadata-token-ttl-seconds", "21600")]), as: UTF8.self)
-                let list = "\(base)/latest/meta-data/iam/security-credentials/"
-                let roles = String(decoding: try await send(.GET, URL(string: list)!, headers: [("X-aws-ec2-metadata-token", token)]), as: UTF8.self)
+                guard let tokenURL = URL(string: "\(base)/latest/api/token"), let listURL = URL(string: "\(base)/latest/meta-data/iam/security-credentials/")
+                else { throw S3SourceError.credentialsUnavailable("\(base) is not a metadata service address") }
+                let token = String(decoding: try await send(.PUT, tokenURL, headers: [("X-aws-ec2-metadata-token-ttl-seconds", "21600")]), as: UTF8.self)
+                let list = listURL.absoluteString
+                let roles = String(decoding: try await send(.GET, listURL, headers: [("X-aws-ec2-metadata-token", token)]), as: UTF8.self)
                 guard let role = roles.split(whereSeparator: \.isNewline).first.map(String.init), !role.isEmpty,
                       let roleURL = URL(string: list + (role.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? role))
                 else { throw S3SourceError.credentialsUnavailable("the instance has no IAM role") }
@@ -46,7 +72,7 @@ enum S3CredentialFetch {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
-        let response = try await HTTPClient.shared.execute(request, timeout: timeout)
+        let response = try await client.execute(request, timeout: timeout)
         let body = try await response.body.collect(upTo: maxBody)
         guard response.status == .ok else {
             throw S3SourceError.credentialsUnavailable("\(method.rawValue) \(url.path) answered \(response.status.code)")

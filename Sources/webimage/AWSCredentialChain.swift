@@ -7,7 +7,7 @@ import WebImageServer
 /// older IRSA, which needs an STS call), `credential_process`, SSO and `~/.aws/config`'s roles.
 enum AWSCredentialChain {
     /// Hosts `AWS_CONTAINER_CREDENTIALS_FULL_URI` may name over plain http, as the SDKs allow:
-    /// loopback, and the ECS and EKS Pod Identity agents.
+    /// loopback (`localhost`, resolved by the system's hosts file), and the ECS and EKS Pod Identity agents.
     static let containerHosts: Set<String> = ["169.254.170.2", "169.254.170.23", "fd00:ec2::23", "[fd00:ec2::23]", "localhost"]
 
     static func resolve(_ env: [String: String], home: String = NSHomeDirectory()) throws -> S3CredentialSource {
@@ -42,8 +42,11 @@ enum AWSCredentialChain {
         return .instanceMetadata(endpoint: url)
     }
 
+    /// An IPv4 literal in 127/8, or `::1`: not a name (`127.evil.example` is a name).
     static func isLoopback(_ host: String) -> Bool {
-        host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+        if host == "::1" || host == "[::1]" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { $0.count <= 3 && UInt8($0) != nil }
     }
 
     /// `aws_access_key_id`, `aws_secret_access_key` and `aws_session_token` of `[profile]` in the

@@ -3,7 +3,6 @@ import Foundation
 import Hummingbird
 import Logging
 import Metrics
-import OTel
 import Prometheus
 import ServiceLifecycle
 import Tracing
@@ -34,17 +33,20 @@ struct ServeCommand: AsyncParsableCommand {
         guard let level = Logger.Level(rawValue: levelName) else { throw ValidationError("unknown log level \(levelName)") }
         let environment = ProcessInfo.processInfo.environment
         // With traces exported, every log line made inside a request carries its trace and span ids.
-        let traceIDs = ServeTelemetry.isRequested(endpoint: options.otlpEndpoint, environment: environment) ? OTel.makeLoggingMetadataProvider() : nil
+        let traceIDs = ServeTelemetry.traceIDs(endpoint: options.otlpEndpoint, environment: environment)
         LoggingSystem.bootstrap({ label, provider in
             var handler = StreamLogHandler.standardError(label: label, metadataProvider: provider)
             handler.logLevel = level
             return handler
         }, metadataProvider: traceIDs)
-        // Made before the first download starts threads: it may drop the standard endpoint variables.
         let telemetry: ServeTelemetry
         do {
             telemetry = try ServeTelemetry.make(endpoint: options.otlpEndpoint, environment: environment, logger: Logger(label: "webimage.otel"))
-        } catch let error as CLIError { throw ValidationError(error.description) }
+        } catch let error as CLIError {
+            throw ValidationError(error.description)
+        } catch {
+            throw ValidationError("OTLP export cannot start: \(error)")  // swift-otel's own: a certificate file, a TLS setting
+        }
         let registry = PrometheusCollectorRegistry()
         let prometheus = PrometheusMetricsFactory(registry: registry)
         MetricsSystem.bootstrap(telemetry.metrics.map { MultiplexMetricsHandler(factories: [prometheus, $0]) } ?? prometheus)

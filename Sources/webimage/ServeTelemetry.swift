@@ -1,16 +1,19 @@
 import Foundation
 import Logging
 import Metrics
+#if WEBIMAGE_OTLP
 import OTel
+#endif
 import ServiceLifecycle
 import Tracing
 
 /// `serve --otlp-endpoint`: traces and metrics sent to an OpenTelemetry collector over OTLP/HTTP
 /// (protobuf by default), beside `/metrics`, which stays.
 ///
-/// Export is on when `--otlp-endpoint` (`WEBIMAGE_OTLP_ENDPOINT`) is given, or when one of the
-/// standard `OTEL_EXPORTER_OTLP_*ENDPOINT` variables is set; never by default, so a server does not
-/// send to `localhost:4318` unasked. The other standard `OTEL_*` variables apply as the
+/// A signal is exported when `--otlp-endpoint` (`WEBIMAGE_OTLP_ENDPOINT`) is given, or the standard
+/// `OTEL_EXPORTER_OTLP_ENDPOINT` or that signal's own endpoint variable is set; never by default, so a
+/// server does not send to `localhost:4318` unasked. The flag and a standard endpoint together are
+/// refused (swift-otel would let the variable win). The other standard `OTEL_*` variables apply as the
 /// OpenTelemetry specification says (service name, resource attributes, headers, sampler, batch and
 /// export intervals). Values this build cannot honour — OTLP over gRPC, samplers and propagators
 /// swift-otel does not implement — are usage errors at start, not a crash later.
@@ -24,48 +27,79 @@ struct ServeTelemetry {
 
     static let none = ServeTelemetry()
 
-    static let standardEndpoints = ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"]
+    static let sharedEndpoint = "OTEL_EXPORTER_OTLP_ENDPOINT"
+    static let standardEndpoints = [sharedEndpoint, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"]
 
     /// The flag, else `WEBIMAGE_OTLP_ENDPOINT`.
     static func endpoint(_ flag: String?, _ env: [String: String]) -> String? {
         flag ?? env["WEBIMAGE_OTLP_ENDPOINT"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    /// Whether export is asked for: an endpoint given, and the SDK not disabled.
+    static func isSet(_ name: String, _ env: [String: String]) -> Bool { !(env[name] ?? "").isEmpty }
+
+    /// Whether `signal` (`TRACES`, `METRICS`) is exported: an endpoint for it given, its exporter
+    /// not `none`, and the SDK not disabled.
+    static func exports(_ signal: String, endpoint flag: String?, environment env: [String: String]) -> Bool {
+        guard env["OTEL_SDK_DISABLED"]?.lowercased() != "true", env["OTEL_\(signal)_EXPORTER"]?.lowercased() != "none" else { return false }
+        return endpoint(flag, env) != nil || isSet(sharedEndpoint, env) || isSet("OTEL_EXPORTER_OTLP_\(signal)_ENDPOINT", env)
+    }
+
+    /// Whether anything is exported.
     static func isRequested(endpoint flag: String?, environment env: [String: String]) -> Bool {
-        guard env["OTEL_SDK_DISABLED"]?.lowercased() != "true" else { return false }
-        return endpoint(flag, env) != nil || standardEndpoints.contains(where: { !(env[$0] ?? "").isEmpty })
+        exports("TRACES", endpoint: flag, environment: env) || exports("METRICS", endpoint: flag, environment: env)
     }
 
     /// The exporters `endpoint` (the flag or its variable) and the `OTEL_*` variables ask for.
     static func make(endpoint flag: String?, environment env: [String: String], logger: Logger) throws -> ServeTelemetry {
         guard isRequested(endpoint: flag, environment: env) else { return .none }
+        #if WEBIMAGE_OTLP
         let endpoint = endpoint(flag, env)
         try checkSupported(env)
         var configuration = OTel.Configuration.default
         configuration.serviceName = "webimage"
         configuration.diagnosticLogger = .custom(logger)
+        configuration.diagnosticLogLevel = .warning  // not a line per variable read at start (OTEL_LOG_LEVEL changes it)
         configuration.logs.enabled = false  // logs stay on standard error, with trace ids in their metadata
+        // 5 s a batch (not 30): the flush at SIGTERM shares --shutdown-timeout with the drain.
+        configuration.traces.batchSpanProcessor.exportTimeout = .seconds(5)
+        configuration.traces.otlpExporter.timeout = .seconds(5)
+        configuration.metrics.exportTimeout = .seconds(5)
+        configuration.metrics.otlpExporter.timeout = .seconds(5)
         if let endpoint {
-            try checkEndpoint(endpoint, name: flag != nil ? "--otlp-endpoint" : "WEBIMAGE_OTLP_ENDPOINT")
+            let name = flag != nil ? "--otlp-endpoint" : "WEBIMAGE_OTLP_ENDPOINT"
+            try checkEndpoint(endpoint, name: name)
+            // swift-otel reads the standard variables after this configuration and would let them
+            // win; a flag and a standard endpoint together are ambiguous, so they are refused.
+            if let other = standardEndpoints.first(where: { isSet($0, env) }) {
+                throw CLIError("\(name) and \(other) are both set: give one")
+            }
             configuration.traces.otlpExporter.endpoint = signalURL(endpoint, "traces")
             configuration.metrics.otlpExporter.endpoint = signalURL(endpoint, "metrics")
-            // Our flag wins over the standard variables, as every flag wins over its variable; swift-otel
-            // reads them from the process environment after this configuration, so they go.
-            for name in standardEndpoints { unsetenv(name) }
         }
         var telemetry = ServeTelemetry()
-        if env["OTEL_TRACES_EXPORTER"]?.lowercased() != "none" {
+        if exports("TRACES", endpoint: flag, environment: env) {
             let backend = try OTel.makeTracingBackend(configuration: configuration)
             telemetry.tracer = backend.factory
             telemetry.services.append(backend.service)
         }
-        if env["OTEL_METRICS_EXPORTER"]?.lowercased() != "none" {
+        if exports("METRICS", endpoint: flag, environment: env) {
             let backend = try OTel.makeMetricsBackend(configuration: configuration)
             telemetry.metrics = backend.factory
             telemetry.services.append(backend.service)
         }
         return telemetry
+        #else
+        throw CLIError("this webimage was built without OTLP export (the Thread Sanitizer build leaves swift-otel out)")
+        #endif
+    }
+
+    /// The logging metadata provider that adds trace and span ids, when traces are exported.
+    static func traceIDs(endpoint flag: String?, environment env: [String: String]) -> Logger.MetadataProvider? {
+        #if WEBIMAGE_OTLP
+        return exports("TRACES", endpoint: flag, environment: env) ? OTel.makeLoggingMetadataProvider() : nil
+        #else
+        return nil
+        #endif
     }
 
     /// The base URL's path for one signal, as the specification derives it from
