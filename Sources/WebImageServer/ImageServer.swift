@@ -38,11 +38,13 @@ public final class ImageServer: Sendable {
     public let memoryBudget: MemoryBudget
 
     /// - Parameters:
+    ///   - configuration: the limits, sources, keys and caches (checked now: a bad one throws).
     ///   - registry: where the server's counters go, and what `/metrics` shows.
     ///   - metrics: a second place its counters go, such as an OpenTelemetry exporter
     ///     (`webimage serve --otlp-endpoint`); `nil`: the registry only.
+    ///   - logger: where the server logs.
     public init(
-        configuration: ImageServerConfiguration, registry: PrometheusCollectorRegistry = .init(), metrics extra: (any MetricsFactory)? = nil,
+        configuration: ImageServerConfiguration, registry: PrometheusCollectorRegistry = .init(), metrics: (any MetricsFactory)? = nil,
         logger: Logger = Logger(label: "webimage.server")
     ) throws {
         self.configuration = configuration
@@ -60,7 +62,7 @@ public final class ImageServer: Sendable {
             maxPerClient: configuration.maxRendersPerClient)
         results = try ResultCache(memoryBytes: configuration.resultMemoryBytes, directory: configuration.resultCacheDirectory)
         let prometheus = PrometheusMetricsFactory(registry: registry)
-        metrics = ServerMetrics(factory: extra.map { MultiplexMetricsHandler(factories: [prometheus, $0]) } ?? prometheus)
+        self.metrics = ServerMetrics(factory: metrics.map { MultiplexMetricsHandler(factories: [prometheus, $0]) } ?? prometheus)
         pipeline = try Self.makePipeline(configuration, allowList: allowList, budget: memoryBudget)
         if !signer.isEnabled {
             logger.warning("no signing key configured: /img accepts unsigned URLs (give --key or WEBIMAGE_KEY)")
