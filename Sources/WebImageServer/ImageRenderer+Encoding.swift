@@ -16,7 +16,7 @@ extension ImageRenderer {
             do {
                 return try coders.encode(image, as: outputFormat, quality: isLossy ? Double(quality) / 100 : 1)
             } catch {
-                throw ImageServerError(status: 422, code: "unprocessable", message: "the image cannot be written as \(outputFormat)")
+                throw ImageServerError(error, writing: outputFormat)
             }
         }
         let first = try write(quality)

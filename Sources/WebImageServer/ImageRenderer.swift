@@ -100,6 +100,8 @@ struct ImageRenderer: Sendable {
             throw ImageServerError(error)
         } catch let error as ImageProcessingError {
             throw ImageServerError(status: 422, code: "unprocessable", message: error.description)
+        } catch let error as ImageEncodingError {
+            throw ImageServerError(error, writing: outputFormat)
         } catch {
             throw ImageServerError(status: 422, code: "unprocessable", message: "the image cannot be written as \(outputFormat)")
         }

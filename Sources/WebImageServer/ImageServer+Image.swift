@@ -112,7 +112,9 @@ extension ImageServer {
     func errorResponse(_ error: ImageServerError) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
-        if error.status == 429 {
+        if error.status == 429 || error.status == 503 {
+            // Busy, out of memory, a killed worker: this server, this moment. A cache must not
+            // keep the answer for the URL, and the client may try again in a second.
             headers[.retryAfter] = "1"
             headers[.cacheControl] = "no-store"
         } else {

@@ -64,6 +64,8 @@ public final class ImageServer: Sendable {
         let prometheus = PrometheusMetricsFactory(registry: registry)
         self.metrics = ServerMetrics(factory: metrics.map { MultiplexMetricsHandler(factories: [prometheus, $0]) } ?? prometheus)
         pipeline = try Self.makePipeline(configuration, allowList: allowList, budget: memoryBudget)
+        // The first large AVIF, HEIF or JPEG XL render finds a worker waiting, as later ones do.
+        configuration.coders.startSpareWorkers()
         if !signer.isEnabled {
             logger.warning("no signing key configured: /img accepts unsigned URLs (give --key or WEBIMAGE_KEY)")
         }

@@ -88,7 +88,7 @@ public struct ImageServerConfiguration: Sendable {
     /// `Cache-Control: public, max-age=` of images (one year, as imgproxy: results of one URL
     /// only change when the source does, and the ETag follows the source).
     public var cacheMaxAge: Int = 31_536_000
-    /// `max-age` of error responses (10 s); `429` is never cacheable.
+    /// `max-age` of error responses (10 s); `429` and `503` are never cacheable.
     public var errorMaxAge: Int = 10
 
     /// Bytes of rendered images kept in memory (64 MB); 0 turns the memory result cache off.

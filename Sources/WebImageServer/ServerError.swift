@@ -13,7 +13,7 @@ import WebImage
 /// | 415 | `not_an_image` |
 /// | 422 | `undecodable`, `unprocessable` |
 /// | 429 | `busy` |
-/// | 503 | `over_budget` |
+/// | 503 | `over_budget`, `worker_killed` |
 /// | 502 | `source_error` |
 /// | 504 | `source_timeout`, `processing_timeout` |
 public struct ImageServerError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -33,6 +33,7 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
     static let busy = Self(status: 429, code: "busy", message: "too many images are being rendered; try again shortly")
     static let processingTimeout = Self(status: 504, code: "processing_timeout", message: "rendering the image took too long")
     static let overBudget = Self(status: 503, code: "over_budget", message: "the server has no memory free for this image now; try again shortly")
+    static let workerKilled = Self(status: 503, code: "worker_killed", message: "the process rendering the image was stopped (the server is short of memory); try again shortly")
 
     /// The server's answer to a pipeline failure.
     init(_ error: ImagePipelineError) {
@@ -101,10 +102,23 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
             self.init(status: 415, code: "not_an_image", message: "\(format) sources are not supported here")
         case .cancelled:
             self = .processingTimeout
+        case .workerKilled:
+            self = .workerKilled
         }
     }
 
-    /// `{"error": CODE, "message": …}`.
+    /// The answer to an encoder's failure: a cancel is the deadline's, a killed worker the
+    /// machine's memory, the rest the image's (`422`).
+    init(_ error: ImageEncodingError, writing format: ImageFormat) {
+        switch error {
+        case .cancelled: self = .processingTimeout
+        case .workerKilled: self = .workerKilled
+        case .unsupportedFormat, .encodingFailed, .libraryUnavailable:
+            self.init(status: 422, code: "unprocessable", message: "the image cannot be written as \(format)")
+        }
+    }
+
+        /// `{"error": CODE, "message": …}`.
     var json: Data {
         struct Body: Encodable { var error: String; var message: String }
         let encoder = JSONEncoder()

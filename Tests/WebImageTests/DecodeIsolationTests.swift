@@ -47,6 +47,8 @@ struct DecodeIsolationTests {
             settled = (ProcessUsage.cpuSeconds(spare) ?? 0) - before < 0.02
         }
         #expect(settled, "the spare kept using the CPU while it waited")
+        // It asks the out-of-memory killer to choose it before this process.
+        #expect((try? String(contentsOfFile: "/proc/\(spare)/oom_score_adj", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "1000")
         // The next decode is the spare's: it ends with it, and another spare waits.
         Self.sameImage(try Self.isolated().decode(heic), expected)
         #expect(kill(spare, 0) == -1 && errno == ESRCH, "the spare \(spare) is still there")
@@ -160,6 +162,36 @@ struct DecodeIsolationTests {
         #expect(await eventually { Self.workers().filter { busy.contains($0) }.isEmpty }, "\(busy) \(Self.workers())")
     }
 
+    /// A worker killed from outside (what the out-of-memory killer does) costs the request, and
+    /// nothing else: the bytes on disk stay, the URL is not remembered as failed, and the next
+    /// request decodes them without the network.
+    @Test func aKilledWorkerBlamesNeitherTheURLNorTheCachedBytes() async throws {
+        let heic = try HEIFCoder().encode(SampleImages.pattern(width: 64, height: 48, seed: 4), as: .heic, quality: 0.9)
+        try await withOrigin(files: ["a.heic": heic, "b.heic": heic]) { origin in
+            let directory = temporaryDirectory()
+            let killing = Self.isolated(Self.script("cat > /dev/null; kill -9 $$"))
+            func request(_ name: String, _ coders: ImageCoderRegistry?, _ options: ImageLoadingOptions = .waitStoreCache) -> ImageRequest {
+                var request = ImageRequest(url: origin.imageURL(name), options: options)
+                request.context.coders = coders
+                return request
+            }
+            // From the network: the failure is typed and not remembered.
+            let network = try makeTestPipeline(cacheDirectory: directory, memory: nil, failedURLTimeToLive: .seconds(600))
+            await #expect(throws: ImagePipelineError.decodingFailed(.workerKilled(format: .heic))) { _ = try await network.image(for: request("a.heic", killing)) }
+            #expect(network.failedURLs.error(for: request("a.heic", nil).dataKey) == nil)
+            #expect(try await network.image(for: request("a.heic", nil)).image.pixelWidth == 64)
+            // From the disk: the entry stays (a corrupt entry would be removed and fetched again).
+            _ = try await network.image(for: request("b.heic", nil))
+            let fromDisk = try makeTestPipeline(cacheDirectory: directory, memory: nil, failedURLTimeToLive: .seconds(600))
+            await #expect(throws: ImagePipelineError.decodingFailed(.workerKilled(format: .heic))) { _ = try await fromDisk.image(for: request("b.heic", killing)) }
+            let later = try makeTestPipeline(cacheDirectory: directory, memory: nil)
+            let again = try await later.image(for: request("b.heic", nil, [.waitStoreCache, .fromCacheOnly]))
+            #expect(again.source == .disk && again.image.pixelWidth == 64)
+            #expect(origin.requestCount(path: "/images/b.heic") == 1)
+            #expect(origin.requestCount(path: "/images/a.heic") == 2)
+        }
+    }
+
     @Test func aWorkersTypedErrorsArriveTyped() throws {
         let heic = try HEIFCoder().encode(SampleImages.pattern(width: 64, height: 48), as: .heic, quality: 0.9)
         // A cut file in strict mode: the worker's error is the one this process gives.
@@ -219,8 +251,13 @@ struct DecodeIsolationTests {
 
     @Test func aWorkerThatDiesOrIsMissingIsATypedError() throws {
         let heic = try HEIFCoder().encode(SampleImages.pattern(width: 64, height: 48), as: .heic, quality: 0.9)
+        // A SIGKILL from elsewhere (the out-of-memory killer's signal) is not the file's fault: `workerKilled`.
         let killed = #expect(throws: ImageDecodingError.self) { try Self.isolated(Self.script("cat > /dev/null; kill -9 $$")).decode(heic) }
-        #expect(killed?.description.contains("ended by signal 9") == true, "\(String(describing: killed))")
+        #expect(killed == .workerKilled(format: .heic), "\(String(describing: killed))")
+        // A crash is the file's: `corrupt`, naming the signal.
+        let crashed = #expect(throws: ImageDecodingError.self) { try Self.isolated(Self.script("cat > /dev/null; kill -11 $$")).decode(heic) }
+        guard case .corrupt(.heic, let reason) = crashed else { Issue.record("\(String(describing: crashed))"); return }
+        #expect(reason.contains("ended by signal 11"), "\(reason)")
         let exited = #expect(throws: ImageDecodingError.self) { try Self.isolated(Self.script("exit 3")).decode(heic) }
         #expect(exited?.description.contains("exited with status 3") == true, "\(String(describing: exited))")
         let missing = DecodeIsolation.Worker(executable: "/nonexistent/webimage", arguments: [])

@@ -17,6 +17,11 @@ public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConverti
     /// The task decoding was cancelled (a deadline passed, the caller went away); animations
     /// and multi-page files stop between frames, and what was decoded is thrown away.
     case cancelled
+    /// The worker process of an isolated decode (``DecodeIsolation``) was killed from outside
+    /// before it answered: by the kernel's out-of-memory killer, most likely, which a worker asks
+    /// to choose it before the process it serves. The data is not at fault, so the failure is not
+    /// remembered (``FailedURLList``) and a server answers `503`: trying again may succeed.
+    case workerKilled(format: ImageFormat)
 
     public var description: String {
         switch self {
@@ -34,6 +39,21 @@ public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConverti
             "\(format) cannot be decoded here: \(reason)"
         case .cancelled:
             "decoding was cancelled"
+        case .workerKilled(let format):
+            "the worker decoding \(format) data was killed before it answered (out of memory, most likely)"
+        }
+    }
+}
+
+extension ImageDecodingError {
+    /// Whether the data itself is at fault, whatever the request's options: it is empty, in no
+    /// known format, or broken. Only then is a cached copy removed or the URL remembered as
+    /// failed; a cancel, a killed worker, a missing library, a pixel limit or strict mode says
+    /// nothing against the bytes, which another request may decode.
+    var blamesData: Bool {
+        switch self {
+        case .empty, .unsupportedFormat, .corrupt: true
+        case .tooManyPixels, .refusedInStrictMode, .libraryUnavailable, .cancelled, .workerKilled: false
         }
     }
 }

@@ -15,6 +15,9 @@ public enum ImageEncodingError: Error, Sendable, Equatable, CustomStringConverti
     /// The task encoding was cancelled (a deadline passed, the caller went away): animations
     /// stop between frames, and what was written is thrown away.
     case cancelled
+    /// The worker process of an isolated encode was killed from outside before it answered (see
+    /// ``ImageDecodingError/workerKilled(format:)``): trying again may succeed.
+    case workerKilled(format: ImageFormat)
 
     public var description: String {
         switch self {
@@ -22,6 +25,7 @@ public enum ImageEncodingError: Error, Sendable, Equatable, CustomStringConverti
         case let .encodingFailed(format, reason): "\(format) encoding failed: \(reason)"
         case let .libraryUnavailable(format, reason): "\(format) cannot be encoded here: \(reason)"
         case .cancelled: "encoding was cancelled"
+        case .workerKilled(let format): "the worker encoding \(format) was killed before it answered (out of memory, most likely)"
         }
     }
 }

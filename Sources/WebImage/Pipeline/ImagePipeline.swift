@@ -113,7 +113,7 @@ public final class ImagePipeline: Sendable {
             do {
                 header = try coders.readHeader(original.data)
             } catch {
-                if original.source == .disk { await configuration.dataCache?.remove(key: request.dataKey) }
+                if original.source == .disk, error.blamesData { await configuration.dataCache?.remove(key: request.dataKey) }
                 let failure = ImagePipelineError.decodingFailed(error)
                 if original.source == .network { failedURLs.remember(failure, for: request.dataKey) }
                 throw failure

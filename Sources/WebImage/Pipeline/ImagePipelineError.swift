@@ -33,12 +33,13 @@ public indirect enum ImagePipelineError: Error, Sendable, Equatable, CustomStrin
     }
 
     /// Whether trying again later cannot help: the failed list keeps these URLs for a while
-    /// (404, 410, undecodable data — never timeouts, cancellations or 5xx).
+    /// (404, 410, undecodable data — never timeouts, cancellations, 5xx, a killed decode worker,
+    /// or a limit or option of one request that another may not share).
     var isPermanent: Bool {
         switch self {
         case .loadingFailed(.badStatusCode(let code)), .loadingFailed(.lookupFailed(.badStatusCode(let code))): code == 404 || code == 410
         case .loadingFailed(.resolverFailed): true  // the look-up answered, with no image URL
-        case .decodingFailed: true
+        case .decodingFailed(let error): error.blamesData
         default: false
         }
     }

@@ -123,6 +123,24 @@ extension ImageCoderRegistry {
         guard let isolated = decoders.first(where: { $0.canDecode(header.format) }) as? IsolatedDecoder else { return false }
         return isolated.isolates(header, options: options)
     }
+
+    /// Starts now the waiting worker of each isolation that keeps one
+    /// (``DecodeIsolation/keepsSpareWorker``), so that the first isolated decode or encode does
+    /// not wait for a worker to start and load its codec libraries either. A server calls it as it
+    /// starts; otherwise the first spare starts after the first isolated decode.
+    ///
+    /// ```swift
+    /// let coders = ImageCoderRegistry.default.isolatingDecodes(
+    ///     DecodeIsolation(worker: .currentExecutable(arguments: ["decode-worker"])))
+    /// coders.startSpareWorkers()
+    /// ```
+    public func startSpareWorkers() {
+        let decoding = decoders.compactMap { ($0 as? IsolatedDecoder)?.isolation }
+        let encoding = encoders.compactMap { ($0 as? IsolatedEncoder)?.isolation }
+        for isolation in Set(decoding + encoding) where isolation.keepsSpareWorker {
+            DecodeWorkerSpares.replenish(isolation.worker, format: isolation.formats.first ?? .avif)
+        }
+    }
 }
 
 /// A built-in decoder whose large decodes run in a ``DecodeIsolation`` worker.

@@ -24,6 +24,13 @@ public enum DecodeWorker {
         #if canImport(Glibc)
         var noCore = rlimit(rlim_cur: 0, rlim_max: 0)  // a C decoder's crash leaves no core file
         _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &noCore)
+        // When memory runs out, the kernel's out-of-memory killer is to choose a worker, which
+        // costs one request (`workerKilled`, a 503), before the server it serves. Raising one's
+        // own score needs no privilege; a failure leaves the default.
+        if let adjust = FileHandle(forWritingAtPath: "/proc/self/oom_score_adj") {
+            try? adjust.write(contentsOf: Data("1000".utf8))
+            try? adjust.close()
+        }
         #endif
         // A worker is usually started ahead of its request (a spare): the codec libraries load while it waits.
         for library in [CodecLibrary.avif, .heif, .jxl] { _ = library.unavailableReason }

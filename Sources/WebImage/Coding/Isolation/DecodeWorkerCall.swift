@@ -3,8 +3,9 @@ import Foundation
 
 /// One isolated decode: the request sent, the worker's reply read and checked, the image made.
 /// Each ends in `webimage_isolated_decodes_total{outcome}`: `decoded`, `refused` (the worker's
-/// typed error, such as a corrupt file), `cancelled` (the worker killed), or `failed` (the
-/// worker could not start, died, or sent a reply that does not hold).
+/// typed error, such as a corrupt file), `cancelled` (the worker killed at a cancel), `killed`
+/// (the worker killed from outside: ``ImageDecodingError/workerKilled(format:)``), or `failed`
+/// (the worker could not start, died, or sent a reply that does not hold).
 struct DecodeWorkerCall {
     let worker: DecodeIsolation.Worker
     let format: ImageFormat
@@ -44,6 +45,7 @@ struct DecodeWorkerCall {
         } catch {
             process.stop()
             if error == .cancelled { outcome = "cancelled" }
+            if error == .workerKilled(format: format) { outcome = "killed" }
             throw error
         }
     }
@@ -75,9 +77,12 @@ struct DecodeWorkerCall {
         return pixels
     }
 
-    /// The worker ended before its reply did: it crashed, was killed (out of memory), or aborted.
+    /// The worker ended before its reply did: it crashed or aborted on the file (`corrupt`), or
+    /// something outside killed it (`workerKilled`: the file is not to blame).
     private func ended(_ process: DecodeWorkerProcess) -> ImageDecodingError {
-        .corrupt(format: format, reason: "the decode worker ended before its reply: \(process.exitStatus())")
+        let status = process.exitStatus()
+        if process.killedElsewhere { return .workerKilled(format: format) }
+        return .corrupt(format: format, reason: "the decode worker ended before its reply: \(status)")
     }
 
     private func malformed(_ what: String) -> ImageDecodingError {

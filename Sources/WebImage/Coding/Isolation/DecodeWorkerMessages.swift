@@ -162,6 +162,7 @@ struct DecodeWorkerFailure: Codable {
             kind = "refusedInStrictMode"; self.format = format; self.repairs = repairs; self.reason = reason
         case let .libraryUnavailable(format, reason): kind = "libraryUnavailable"; self.format = format; self.reason = reason
         case .cancelled: kind = "cancelled"
+        case .workerKilled(let format): kind = "workerKilled"; self.format = format
         }
     }
 
@@ -175,6 +176,7 @@ struct DecodeWorkerFailure: Codable {
         case "refusedInStrictMode": return .refusedInStrictMode(format: format, repairs: repairs, reason: reason)
         case "libraryUnavailable": return .libraryUnavailable(format: format, reason: reason)
         case "cancelled": return .cancelled
+        case "workerKilled": return .workerKilled(format: format)
         default: return .corrupt(format: format, reason: reason.isEmpty ? "the decode worker failed" : reason)
         }
     }

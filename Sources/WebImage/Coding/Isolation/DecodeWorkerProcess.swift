@@ -19,6 +19,11 @@ final class DecodeWorkerProcess: @unchecked Sendable {
     private let socket: Int32
     /// Set once the worker is reaped: its pid may then belong to another process, and is never signalled again.
     private var reaped = false
+    /// Set when this side sends the `SIGKILL` (a cancel, a worker that would not exit).
+    private var killedHere = false
+    /// Set when the worker ended by a `SIGKILL` this side did not send: the kernel's out-of-memory
+    /// killer (which the worker asks to choose it first), or an operator. Known once ``exitStatus()`` has run.
+    private(set) var killedElsewhere = false
 
     /// Starts `worker`; `format` names the decode in the error when it cannot start.
     init(_ worker: DecodeIsolation.Worker, format: ImageFormat) throws(ImageDecodingError) {
@@ -149,6 +154,7 @@ final class DecodeWorkerProcess: @unchecked Sendable {
     /// stopped this way too: one that would not exit cannot hold the decode.
     func stop() {
         guard !reaped else { return }
+        killedHere = true
         kill(pid, SIGKILL)
         _ = exitStatus()
     }
@@ -169,6 +175,7 @@ final class DecodeWorkerProcess: @unchecked Sendable {
             }
         }
         if !exited {
+            killedHere = true
             kill(pid, SIGKILL)
             while waitpid(pid, &status, 0) < 0 {
                 guard errno == EINTR else { break }
@@ -176,6 +183,10 @@ final class DecodeWorkerProcess: @unchecked Sendable {
         }
         reaped = true
         let signal = status & 0x7f
+        if signal == SIGKILL && !killedHere {
+            killedElsewhere = true
+            return "it was killed (signal 9) from outside, most likely by the out-of-memory killer"
+        }
         if signal != 0 { return "it was ended by signal \(signal)" }
         return "it exited with status \((status >> 8) & 0xff)"
     }

@@ -3,8 +3,9 @@ import Foundation
 
 /// One isolated encode: the image sent, the worker's file read and checked. Each ends in
 /// `webimage_isolated_encodes_total{outcome}`: `encoded`, `refused` (the encoder's own error),
-/// `cancelled` (the worker killed), or `failed` (the worker could not start, died, or sent a
-/// reply that does not hold).
+/// `cancelled` (the worker killed at a cancel), `killed` (killed from outside:
+/// ``ImageEncodingError/workerKilled(format:)``), or `failed` (the worker could not start, died,
+/// or sent a reply that does not hold).
 struct EncodeWorkerCall {
     let worker: DecodeIsolation.Worker
     let format: ImageFormat
@@ -47,6 +48,7 @@ struct EncodeWorkerCall {
         } catch {
             process.stop()
             if error == .cancelled, outcome == "failed" { outcome = "cancelled" }
+            if case .workerKilled = error { outcome = "killed" }
             throw encoding(error)
         }
     }
@@ -55,6 +57,7 @@ struct EncodeWorkerCall {
     private func encoding(_ error: ImageDecodingError) -> ImageEncodingError {
         switch error {
         case .cancelled: .cancelled
+        case .workerKilled: .workerKilled(format: format)
         case let .libraryUnavailable(_, reason): .libraryUnavailable(format: format, reason: reason)
         case let .corrupt(_, reason): .encodingFailed(format: format, reason: reason)
         default: .encodingFailed(format: format, reason: "\(error)")
@@ -62,6 +65,8 @@ struct EncodeWorkerCall {
     }
 
     private func ended(_ process: DecodeWorkerProcess) -> ImageDecodingError {
-        .corrupt(format: format, reason: "the encode worker ended before its reply: \(process.exitStatus())")
+        let status = process.exitStatus()
+        if process.killedElsewhere { return .workerKilled(format: format) }
+        return .corrupt(format: format, reason: "the encode worker ended before its reply: \(status)")
     }
 }

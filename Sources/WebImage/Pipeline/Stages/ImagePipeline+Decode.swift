@@ -51,7 +51,8 @@ extension ImagePipeline {
             return DecodedImage(image: image, original: original, reservation: reservation)
         } catch {
             logger.debug("decoding failed", metadata: ["url": "\(request.url)", "source": "\(original.source)", "error": "\(error)"])
-            guard original.source == .disk, !request.options.contains(.fromCacheOnly) else {
+            // A cancel, a killed worker or a request's own limit says nothing against the bytes: the entry stays.
+            guard original.source == .disk, !request.options.contains(.fromCacheOnly), error.blamesData else {
                 if original.source == .network { failedURLs.remember(.decodingFailed(error), for: request.dataKey) }
                 throw ImagePipelineError.decodingFailed(error)
             }
