@@ -85,6 +85,58 @@ struct DiskCacheDamageTests {
         #expect(reopened.entry(for: "third")?.data == bytes)
     }
 
+    /// A damaged row sized near 2⁶³, used last: the eviction it sets off drops that row, not the
+    /// good entries used before it (it once evicted every one of them on its way to the row).
+    @Test(arguments: [Int64.max, Int64(1) << 62, Int64(1) << 40])
+    func aHugeDamagedRowEvictsNoGoodEntry(_ size: Int64) throws {
+        let (cache, directory, _) = try filled()
+        let others = (0..<10).map { "k\($0)" }
+        for other in others { try cache.store(CacheSamples.bytes(for: other), for: other) }
+        try indexQueue(directory).write {
+            try $0.execute(sql: "UPDATE entry SET size = ?, lastAccess = lastAccess + 1000 WHERE key = ?", arguments: [size, key])
+        }
+        try cache.store(bytes, for: "other")
+        for other in others { #expect(cache.entry(for: other)?.data == CacheSamples.bytes(for: other), "\(other) was evicted") }
+        #expect(cache.entry(for: key) == nil)
+        let stats = try cache.statistics()
+        let stored = others.map { CacheSamples.bytes(for: $0).count }.reduce(bytes.count, +)
+        #expect(stats.count == 11 && stats.totalSize == stored && stats.evictions == 0, "\(stats)")
+    }
+
+    /// A damaged row sized far below zero once made the total negative, so nothing was evicted
+    /// again and the cache grew without bound.
+    @Test func aHugelyNegativeRowDoesNotStopEviction() throws {
+        let directory = temporaryDirectory()
+        let limit = bytes.count * 8
+        let cache = try DiskCache(directory: directory, configuration: .init(sizeLimit: limit, orphanGracePeriod: .zero))
+        try cache.store(bytes, for: key)
+        try indexQueue(directory).write { try $0.execute(sql: "UPDATE entry SET size = ? WHERE key = ?", arguments: [Int64.min + 1, key]) }
+        for i in 0..<40 { try cache.store(bytes, for: "k\(i)") }
+        let stats = try cache.statistics()
+        #expect(stats.totalSize <= limit && stats.count <= 8 && stats.evictions > 0, "\(stats)")
+    }
+
+    /// Values of the wrong type where a size, a file name or a counter belongs (SQLite lets any
+    /// writer put them there): a miss, statistics that read, stores that work; never a trap.
+    @Test(arguments: ["size = 'many'", "size = 1e30", "size = -1e30", "file = 42", "checksum = 'x'", "lastAccess = 'yesterday'"])
+    func wrongTypesInARowAreAMissNotATrap(_ damage: String) throws {
+        let (cache, directory, _) = try filled()
+        let queue = try indexQueue(directory)
+        try queue.write {
+            try $0.execute(sql: "UPDATE entry SET \(damage) WHERE key = ?", arguments: [key])
+            try $0.execute(sql: "UPDATE counter SET value = 1e300 WHERE name = 'hits'")
+            try $0.execute(sql: "INSERT INTO reservation VALUES (x'00ff', 42, 'lots', 'then', 'never')")
+        }
+        try queue.close()
+        let reopened = try DiskCache(directory: directory, configuration: .init(orphanGracePeriod: .zero))
+        #expect(reopened.entry(for: key) == nil)
+        _ = try reopened.statistics()
+        for i in 0..<3 { try reopened.store(bytes, for: "k\(i)") }
+        #expect(reopened.entry(for: "k2")?.data == bytes)
+        _ = try reopened.trim(toSize: 0)
+        _ = try reopened.verify()
+    }
+
     @Test func rowWithoutFile() throws {
         try expectDetected { path in try FileManager.default.removeItem(atPath: path) }
     }

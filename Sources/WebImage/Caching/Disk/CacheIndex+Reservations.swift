@@ -91,8 +91,12 @@ extension CacheIndex {
     func reservations() throws(DiskCacheError) -> [Reservation] {
         try run {
             try pool.read { db in
+                // Throwing decodes: a value of the wrong type, written by another program, is an error, not a trap.
                 try Row.fetchAll(db, sql: "SELECT * FROM reservation ORDER BY owner").map {
-                    Reservation(owner: $0["owner"], process: $0["process"], bytes: $0["bytes"], renewed: $0["renewed"], deadSince: $0["deadSince"])
+                    Reservation(
+                        owner: try $0.decode(String.self, forColumn: "owner"), process: try $0.decode(String.self, forColumn: "process"),
+                        bytes: try $0.decode(Int.self, forColumn: "bytes"), renewed: try $0.decode(Double.self, forColumn: "renewed"),
+                        deadSince: try $0.decode(Double?.self, forColumn: "deadSince"))
                 }
             }
         }
@@ -106,14 +110,22 @@ extension CacheIndex {
             db.cachedStatement(sql: "SELECT owner, process, renewed, deadSince FROM reservation WHERE owner != ?"), arguments: [policy.owner])
         var reclaimable: [String] = []
         for row in rows {
-            let owner: String = row["owner"]
-            if let dead = row["deadSince"] as Double? {
+            // A row with values of the wrong type (another program's writing) is dropped: decoded
+            // with throwing calls, never GRDB's trapping subscripts.
+            let deadValue: DatabaseValue = row["deadSince"]
+            let deadSince = Double.fromDatabaseValue(deadValue)
+            guard let owner = String.fromDatabaseValue(row["owner"]), let process = String.fromDatabaseValue(row["process"]),
+                  let renewed = Double.fromDatabaseValue(row["renewed"]), deadValue.isNull || deadSince != nil
+            else {
+                try db.execute(sql: "DELETE FROM reservation WHERE owner = ?", arguments: [row["owner"] as DatabaseValue])
+                continue
+            }
+            if let dead = deadSince {
                 // mtimes are whole seconds; a time far ahead (a clock set back, a damaged row) never comes.
                 if dead < policy.now - policy.grace - 1 || dead > policy.now + 1e6 { reclaimable.append(owner) }
                 continue
             }
-            let renewed: Double = row["renewed"]
-            let ended = switch ProcessIdentity.liveness(of: row["process"]) {
+            let ended = switch ProcessIdentity.liveness(of: process) {
             case .ended: true
             case .alive: false
             case .unknown: abs(policy.now - renewed) > policy.staleAfter

@@ -26,6 +26,9 @@ struct IndexLimits: Sendable {
     /// Whether every cache's reservation for its writes in progress counts as used (not for
     /// ``DiskCache/trim(toSize:)``, which is about the entries' bytes).
     var countsReservations = true
+    /// The largest size a row can have: no cache stores an entry larger than its own limit, so
+    /// a row past it (or negative) was damaged or written by something else.
+    var entrySizeLimit = Int.max
 }
 
 /// What a write transaction removed.
@@ -149,14 +152,16 @@ extension CacheIndex {
             try pool.read { db in
                 let totals = try Row.fetchOne(db, sql: "SELECT count, bytes FROM totals WHERE id = 0")
                 let oldest = try Row.fetchOne(db, sql: "SELECT min(lastAccess) AS access, min(storedAt) AS stored FROM entry")
-                var counters: [String: Double] = [:]
-                for row in try Row.fetchAll(db, sql: "SELECT name, value FROM counter") { counters[row["name"]] = row["value"] }
+                var counters: [String: Int] = [:]
+                for row in try Row.fetchAll(db, sql: "SELECT name, value FROM counter") {
+                    counters[try row.decode(String.self, forColumn: "name")] = Self.saturatedInt(row["value"])
+                }
                 return DiskCache.Statistics(
-                    count: totals?["count"] ?? 0, totalSize: totals?["bytes"] ?? 0,
-                    oldestAccess: (oldest?["access"] as Double?).map(Date.init(timeIntervalSince1970:)),
-                    oldestStored: (oldest?["stored"] as Double?).map(Date.init(timeIntervalSince1970:)),
-                    hits: Int(counters["hits"] ?? 0), misses: Int(counters["misses"] ?? 0),
-                    damaged: Int(counters["damaged"] ?? 0), evictions: Int(counters["evictions"] ?? 0))
+                    count: totals.map { Self.saturatedInt($0["count"]) } ?? 0, totalSize: totals.map { Self.saturatedInt($0["bytes"]) } ?? 0,
+                    oldestAccess: oldest.flatMap { Double.fromDatabaseValue($0["access"]) }.map(Date.init(timeIntervalSince1970:)),
+                    oldestStored: oldest.flatMap { Double.fromDatabaseValue($0["stored"]) }.map(Date.init(timeIntervalSince1970:)),
+                    hits: counters["hits"] ?? 0, misses: counters["misses"] ?? 0,
+                    damaged: counters["damaged"] ?? 0, evictions: counters["evictions"] ?? 0)
             }
         }
     }
@@ -176,8 +181,8 @@ extension CacheIndex {
     static func deleteExpired(_ limits: IndexLimits, limit: Int, _ db: Database) throws -> [String] {
         let rows = try Row.fetchAll(
             db.cachedStatement(sql: "SELECT key, file FROM entry WHERE \(limits.ageColumn) < ? LIMIT ?"), arguments: [limits.cutoff, limit])
-        for row in rows { try db.cachedStatement(sql: "DELETE FROM entry WHERE key = ?").execute(arguments: [row["key"] as String]) }
-        return rows.map { $0["file"] }
+        for row in rows { try db.cachedStatement(sql: "DELETE FROM entry WHERE key = ?").execute(arguments: [row["key"] as DatabaseValue]) }
+        return rows.compactMap { String.fromDatabaseValue($0["file"]) }
     }
 
     /// Least recently used entries go until the entries' bytes, the index's files beyond their
@@ -185,7 +190,15 @@ extension CacheIndex {
     /// `limits.sizeTarget` (when they pass `limits.sizeLimit`). The index's files do not shrink
     /// when rows go (freed pages are reused), so they count as they are.
     func evict(keeping key: String?, limits: IndexLimits, _ db: Database) throws -> IndexChange {
-        let entries = try Int.fetchOne(db.cachedStatement(sql: "SELECT bytes FROM totals WHERE id = 0")) ?? 0
+        var entries = try Self.totalBytes(db)
+        var damaged: [String] = []
+        // Each store evicts back under the limit, so a total past twice the limit, or below zero,
+        // comes from damaged rows (a size near 2⁶³ would otherwise evict every good entry used
+        // before it; a hugely negative one would stop eviction for good). They go first.
+        if entries < 0 || entries / 2 > limits.sizeLimit {
+            damaged = try Self.dropImplausibleRows(limits, db)
+            entries = try Self.totalBytes(db)
+        }
         var reserved = 0
         if limits.countsReservations {
             reserved = try Int.fetchOne(db.cachedStatement(sql: "SELECT \(Self.reservedSum) FROM reservation")) ?? 0
@@ -193,7 +206,39 @@ extension CacheIndex {
         // Saturating: sizes come from rows other processes wrote, and a damaged one must not trap.
         let used = [entries, try indexExcess(limits, db), reserved].reduce(0, Self.saturatingSum)
         let files = try Self.evict(from: used, keeping: key, limits: limits, db)
-        return IndexChange(unreferenced: files, evicted: files.count)
+        return IndexChange(unreferenced: damaged + files, evicted: files.count)
+    }
+
+    /// The entries' bytes from `totals`. SQLite turns an integer sum that overflows into a real
+    /// number; one out of `Int`'s range reads as `Int.max` (or `.min`), never as a trap.
+    private static func totalBytes(_ db: Database) throws -> Int {
+        guard let value = try DatabaseValue.fetchOne(db.cachedStatement(sql: "SELECT bytes FROM totals WHERE id = 0")) else { return 0 }
+        return Self.saturatedInt(value)
+    }
+
+    /// `value` as an `Int`: an integer as it is, a real rounded into `Int`'s range, anything else 0.
+    static func saturatedInt(_ value: DatabaseValue) -> Int {
+        switch value.storage {
+        case .int64(let number): Int(number)
+        case .double(let number): number.isNaN ? 0 : number >= 0x1p63 ? .max : number <= -0x1p63 ? .min : Int(number)
+        default: 0
+        }
+    }
+
+    /// Deletes the rows whose size no cache could have stored, counts them as damaged, and sums
+    /// `totals` again from the rows (the damaged sum may have become a rounded real). Returns
+    /// their files.
+    private static func dropImplausibleRows(_ limits: IndexLimits, _ db: Database) throws -> [String] {
+        let rows = try Row.fetchAll(db, sql: "SELECT key, file FROM entry WHERE size < 0 OR size > ?", arguments: [limits.entrySizeLimit])
+        for row in rows {
+            try db.execute(sql: "DELETE FROM entry WHERE key = ?", arguments: [row["key"] as DatabaseValue])
+        }
+        try db.execute(sql: "UPDATE counter SET value = value + ? WHERE name = 'damaged'", arguments: [rows.count])
+        try db.execute(sql: """
+            UPDATE totals SET count = (SELECT count(*) FROM entry),
+                bytes = (SELECT coalesce(sum(max(0, min(size, ?))), 0) FROM entry) WHERE id = 0
+            """, arguments: [limits.entrySizeLimit])
+        return rows.compactMap { String.fromDatabaseValue($0["file"]) }
     }
 
     /// Bytes of the index's files beyond their allowance, counted as used.
@@ -216,9 +261,9 @@ extension CacheIndex {
                 arguments: [key])
             guard !rows.isEmpty else { break }
             for row in rows where bytes > limits.sizeTarget {
-                try db.execute(sql: "DELETE FROM entry WHERE key = ?", arguments: [row["key"] as String])
-                bytes = Self.saturatingSum(bytes, -max(row["size"] as Int, -Int.max))
-                files.append(row["file"])
+                try db.execute(sql: "DELETE FROM entry WHERE key = ?", arguments: [row["key"] as DatabaseValue])
+                bytes = Self.saturatingSum(bytes, -max(Self.saturatedInt(row["size"]), -Int.max))
+                files.append(try row.decode(String.self, forColumn: "file"))
             }
         }
         if !files.isEmpty {

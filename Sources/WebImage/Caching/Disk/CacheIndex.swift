@@ -108,17 +108,24 @@ final class CacheIndex: Sendable {
         try run {
             try pool.unsafeRead { db in
                 let statement = try db.cachedStatement(sql: "SELECT * FROM entry WHERE key = ?")
-                return try Row.fetchOne(statement, arguments: [key]).map(Self.indexRow)
+                return try Row.fetchOne(statement, arguments: [key]).map { try Self.indexRow($0) }
             }
         }
     }
 
-    /// Rows in key order after `key`, `limit` at a time (for ``DiskCache/verify()``).
-    func rows(after key: String, limit: Int) throws(DiskCacheError) -> [IndexRow] {
+    /// Rows in key order after `key`, `limit` at a time (for ``DiskCache/verify()``): those that
+    /// decode, the keys of those that do not, and the last key of the page (`nil` at the end).
+    func rows(after key: String, limit: Int) throws(DiskCacheError) -> (rows: [IndexRow], undecodable: [String], last: String?) {
         try run {
             try pool.read { db in
-                try Row.fetchAll(db, sql: "SELECT * FROM entry WHERE key > ? ORDER BY key LIMIT ?", arguments: [key, limit])
-                    .map(Self.indexRow)
+                var rows: [IndexRow] = [], undecodable: [String] = [], last: String?
+                let page = try Row.fetchAll(db, sql: "SELECT * FROM entry WHERE key > ? ORDER BY key LIMIT ?", arguments: [key, limit])
+                for row in page {
+                    guard let key = String.fromDatabaseValue(row["key"]) else { continue }
+                    last = key
+                    if let decoded = try? Self.indexRow(row) { rows.append(decoded) } else { undecodable.append(key) }
+                }
+                return (rows, undecodable, last)
             }
         }
     }
@@ -127,14 +134,24 @@ final class CacheIndex: Sendable {
         try run { try pool.read { db in Set(try String.fetchAll(db, sql: "SELECT file FROM entry")) } }
     }
 
-    static func indexRow(_ row: Row) -> IndexRow {
-        let flags: Int = row["requiresRevalidation"]  // CacheMetadata.revalidationFlags
+    /// A row of `entry` as an ``IndexRow``. The index is data other processes wrote: a value of
+    /// the wrong type (text where a size belongs, a real past `Int`'s range) throws, where GRDB's
+    /// subscripts would stop the process.
+    static func indexRow(_ row: Row) throws -> IndexRow {
+        let flags = try row.decode(Int.self, forColumn: "requiresRevalidation")  // CacheMetadata.revalidationFlags
+        let size = try row.decode(Int.self, forColumn: "size")
         let metadata = CacheMetadata(
-            url: row["url"], contentType: row["contentType"], byteCount: row["size"], etag: row["etag"],
-            lastModified: row["lastModified"], expiresAt: (row["expiresAt"] as Double?).map(Date.init(timeIntervalSince1970:)),
-            requiresRevalidation: flags & 1 != 0, mustRevalidate: flags & 2 != 0, storedAt: Date(timeIntervalSince1970: row["storedAt"]),
-            lastAccess: Date(timeIntervalSince1970: row["lastAccess"]), vary: row["vary"])
-        return IndexRow(key: row["key"], file: row["file"], size: row["size"], checksum: row["checksum"], metadata: metadata)
+            url: try row.decode(String?.self, forColumn: "url"), contentType: try row.decode(String?.self, forColumn: "contentType"),
+            byteCount: size, etag: try row.decode(String?.self, forColumn: "etag"),
+            lastModified: try row.decode(String?.self, forColumn: "lastModified"),
+            expiresAt: try row.decode(Double?.self, forColumn: "expiresAt").map(Date.init(timeIntervalSince1970:)),
+            requiresRevalidation: flags & 1 != 0, mustRevalidate: flags & 2 != 0,
+            storedAt: Date(timeIntervalSince1970: try row.decode(Double.self, forColumn: "storedAt")),
+            lastAccess: Date(timeIntervalSince1970: try row.decode(Double.self, forColumn: "lastAccess")),
+            vary: try row.decode(String?.self, forColumn: "vary"))
+        return IndexRow(
+            key: try row.decode(String.self, forColumn: "key"), file: try row.decode(String.self, forColumn: "file"), size: size,
+            checksum: try row.decode(Int64.self, forColumn: "checksum"), metadata: metadata)
     }
 }
 

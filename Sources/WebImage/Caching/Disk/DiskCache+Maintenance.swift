@@ -48,11 +48,24 @@ extension DiskCache {
         var report = VerifyReport(checked: 0, damaged: [], missing: [], orphansRemoved: 0)
         var last = ""
         while true {
-            let rows = try index.rows(after: last, limit: 256)
-            guard let tail = rows.last else { break }
-            last = tail.key
-            for row in rows {
-                switch files.read(row.file) {
+            let page = try index.rows(after: last, limit: 256)
+            guard let tail = page.last else { break }
+            last = tail
+            for key in page.undecodable {
+                // Values of the wrong type (written by something else): no entry can be read from it.
+                report.damaged.append(key)
+                logger.error("damaged disk cache entry removed", metadata: ["key": "\(key)", "reason": "unreadable index row"])
+                do { if let file = try index.remove(key: key) { files.remove(file) } } catch {}
+            }
+            for row in page.rows {
+                // Read at most the size the row records (and one byte more): a file grown past it,
+                // or a row sized past the cache's limit, is not read into memory whole.
+                guard row.size >= 0, row.size <= configuration.sizeLimit else {
+                    report.damaged.append(row.key)
+                    discard(row, reason: "size \(row.size) outside the cache's limit of \(configuration.sizeLimit) bytes")
+                    continue
+                }
+                switch files.read(row.file, expectedSize: row.size) {
                 case .missing:
                     report.missing.append(row.key)
                     discard(row, reason: "file missing")

@@ -239,7 +239,7 @@ public final class DiskCache: DataCaching {
             sizeLimit: limit, sizeTarget: sizeLimit == nil ? Int(Double(limit) * configuration.trimRatio) : limit,
             ageColumn: configuration.expireType == .accessDate ? "lastAccess" : "storedAt",
             cutoff: now.timeIntervalSince1970 - configuration.maxAge.seconds,
-            indexAllowance: footprint.indexAllowance, countsReservations: sizeLimit == nil)
+            indexAllowance: footprint.indexAllowance, countsReservations: sizeLimit == nil, entrySizeLimit: configuration.sizeLimit)
     }
 
     private func isExpired(_ metadata: CacheMetadata, now: Date) -> Bool {
