@@ -118,7 +118,7 @@ final class InputRows {
     private func nextRecord() -> Result<(Int, String), RecordFailure>? {
         var text = ""
         var start = 0
-        var quotes = 0
+        var scan = CSVRecordScan(delimiter: UInt8(delimiter.value))
         while let next = reader.next() {
             line += 1
             if start == 0 { start = line }
@@ -126,10 +126,9 @@ final class InputRows {
                 return .failure(RecordFailure(line: start, raw: "(a record of over \(LineReader.maxLineLength) bytes)",
                                               reason: "longer than \(LineReader.maxLineLength) bytes (not read into memory)"))
             }
-            if !text.isEmpty || quotes > 0 { text += "\n" }
+            if start != line { text += "\n" }
             text += part
-            quotes += part.utf8.reduce(0) { $1 == UInt8(ascii: "\"") ? $0 + 1 : $0 }
-            if quotes % 2 == 0 { return .success((start, text)) }
+            if scan.endsRecord(part) { return .success((start, text)) }
             if text.utf8.count > LineReader.maxLineLength {
                 return .failure(RecordFailure(line: start, raw: String(text.prefix(80)) + "…",
                                               reason: "a quoted field still open after \(LineReader.maxLineLength) bytes"))

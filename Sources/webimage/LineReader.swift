@@ -1,6 +1,6 @@
 import Foundation
 
-/// Lines of a file handle, read 64 KB at a time (UTF-8; `\r\n` and `\n` endings), holding at
+/// Lines of a file handle, read 64 KB at a time (UTF-8; `\r\n`, `\n` and `\r` endings), holding at
 /// most `maxLineLength` bytes of one line: a longer line (a stranger's list with no newline in a
 /// gigabyte) is skipped to its end as it is read and reported as ``Line/tooLong``.
 ///
@@ -43,10 +43,8 @@ final class LineReader {
     /// The next line, or `nil` at the end.
     func next() -> Line? {
         while true {
-            if let newline = newlineIndex() {
-                var end = newline
-                if end > position, buffer[end - 1] == 0x0D { end -= 1 }
-                defer { position = newline + 1 }
+            if let (end, next) = lineEnd() {
+                defer { position = next }
                 guard end - position <= maxLineLength else { return .tooLong }
                 return .text(String(decoding: buffer[position..<end], as: UTF8.self))
             }
@@ -67,8 +65,8 @@ final class LineReader {
     /// Drops bytes up to and including the next newline (or to the end of the input).
     private func skipRestOfLine() {
         while true {
-            if let newline = newlineIndex() {
-                position = newline + 1
+            if let (_, next) = lineEnd() {
+                position = next
                 return
             }
             position = buffer.count
@@ -77,13 +75,21 @@ final class LineReader {
         }
     }
 
-    /// The index of the first `\n` from `position` (`memchr`: a line of megabytes is scanned at
-    /// memory speed, not a byte at a time).
-    private func newlineIndex() -> Int? {
+    /// Where the line from `position` ends and the next begins: at the first `\n`, `\r\n` or lone
+    /// `\r` (old Mac files, which Python's `csv` reads as lines too). `nil` when the buffer holds
+    /// no ending yet, or ends in a `\r` whose next byte is still to be read. `memchr`: a line of
+    /// megabytes is scanned at memory speed, not a byte at a time.
+    private func lineEnd() -> (end: Int, next: Int)? {
         guard position < buffer.count else { return nil }
-        return buffer.withUnsafeBytes { bytes -> Int? in
+        return buffer.withUnsafeBytes { bytes -> (Int, Int)? in
             let base = bytes.baseAddress!
-            return memchr(base + position, 0x0A, bytes.count - position).map { UnsafeRawPointer($0) - base }
+            let newline = memchr(base + position, 0x0A, bytes.count - position).map { UnsafeRawPointer($0) - base }
+            let searched = (newline ?? bytes.count) - position
+            guard let cr = memchr(base + position, 0x0D, searched).map({ UnsafeRawPointer($0) - base }) else {
+                return newline.map { ($0, $0 + 1) }
+            }
+            if cr + 1 < bytes.count { return (cr, bytes[cr + 1] == 0x0A ? cr + 2 : cr + 1) }
+            return finished ? (cr, cr + 1) : nil
         }
     }
 
