@@ -31,6 +31,34 @@ struct FetchRecord: Codable, Sendable {
     var columns: [String: String]?
 }
 
+extension FetchRecord {
+    /// The largest byte count a record may claim (1 PB): more is no image's, and summing such
+    /// values must not overflow.
+    static let maxBytes = 1 << 50
+    /// The longest run a record may claim (ten years, in seconds).
+    static let maxSeconds = 10.0 * 365 * 86_400
+
+    /// This record as read from a `--jsonl` file, which anyone may have written (a shard from
+    /// another machine, a hand-edited file): numbers outside what a run can produce are dropped
+    /// (`nil`), and a `file` that is not a plain relative path inside the run's folder (absolute,
+    /// or with a `..` or empty segment) is dropped too, so a report never reads outside it.
+    func checkedAfterReading() -> FetchRecord {
+        var record = self
+        if let bytes, !(0...Self.maxBytes).contains(bytes) { record.bytes = nil }
+        if let at, !(at.isFinite && (0...Self.maxSeconds).contains(at)) { record.at = nil }
+        if let ms, !(ms.isFinite && ms >= 0 && ms <= Self.maxSeconds * 1000) { record.ms = nil }
+        if let width, !(0...(1 << 24)).contains(width) { record.width = nil }
+        if let height, !(0...(1 << 24)).contains(height) { record.height = nil }
+        if let file {
+            let segments = file.split(separator: "/", omittingEmptySubsequences: false)
+            if file.hasPrefix("/") || file.contains("\0") || segments.contains(where: { $0.isEmpty || $0 == ".." || $0 == "." }) {
+                record.file = nil
+            }
+        }
+        return record
+    }
+}
+
 /// Writes ``FetchRecord``s as JSON lines, each as it comes (so a killed run keeps what it did).
 final class JSONLinesWriter {
     private let handle: FileHandle

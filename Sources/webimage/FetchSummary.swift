@@ -57,7 +57,8 @@ struct FetchSummary: Codable {
         switch record.status {
         case "ok":
             succeeded += 1
-            bytes += record.bytes ?? 0
+            let (sum, overflow) = bytes.addingReportingOverflow(record.bytes ?? 0)
+            bytes = overflow ? .max : sum  // records read back from files may claim anything
             switch record.source {
             case "memory": fromMemory += 1
             case "disk": fromDisk += 1

@@ -85,10 +85,14 @@ final class FetchReport {
 enum ReportCharts {
     /// Images finished per second in up to 60 buckets over the run, as polyline points; and the peak rate.
     static func throughput(_ finishTimes: [Double], seconds: Double) -> (String, Double) {
+        // Times come from records anyone may have written: clamped before any conversion to Int.
+        let seconds = seconds.isFinite ? min(max(seconds, 0), FetchRecord.maxSeconds) : 0
         let buckets = max(1, min(60, Int(seconds.rounded(.up) * 4)))
-        let width = seconds / Double(buckets)
+        let width = max(seconds / Double(buckets), 1e-9)
         var counts = [Int](repeating: 0, count: buckets)
-        for time in finishTimes { counts[min(buckets - 1, max(0, Int(time / width)))] += 1 }
+        for time in finishTimes where time.isFinite {
+            counts[Int(min(max(time / width, 0), Double(buckets - 1)))] += 1
+        }
         let rates = counts.map { Double($0) / width }
         let peak = max(rates.max() ?? 0, 1)
         let points = rates.enumerated().map { index, rate in

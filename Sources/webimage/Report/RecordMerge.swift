@@ -77,7 +77,7 @@ struct RecordMerge {
             defer { index += 1 }
             guard case .text(let text) = line else { try body(index, nil); continue }
             if text.isEmpty { continue }
-            try body(index, try? decoder.decode(FetchRecord.self, from: Data(text.utf8)))
+            try body(index, (try? decoder.decode(FetchRecord.self, from: Data(text.utf8)))?.checkedAfterReading())
         }
     }
 }

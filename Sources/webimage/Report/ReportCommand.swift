@@ -50,7 +50,10 @@ struct ReportMergeCommand: ParsableCommand {
             var thumbnail: String?
             if record.status == "ok", let file = record.file, thumbnails < RecordMerge.maxThumbnails {
                 let folder = outputDir.map { URL(fileURLWithPath: $0) } ?? URL(fileURLWithPath: path).deletingLastPathComponent()
-                if let data = try? Data(contentsOf: folder.appendingPathComponent(file), options: .mappedIfSafe) {
+                // Only a regular file (a FIFO or a device would block or never end), mapped, not read.
+                let url = folder.appendingPathComponent(file)
+                if (try? FileManager.default.attributesOfItem(atPath: url.path)[.type] as? FileAttributeType) == .typeRegular,
+                   let data = try? Data(contentsOf: url, options: .mappedIfSafe) {
                     thumbnail = FetchReport.thumbnail(of: data, side: FetchReport.thumbnailSide(expected: merged.counted))
                     thumbnails += 1
                 }
