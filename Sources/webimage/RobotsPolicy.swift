@@ -34,9 +34,20 @@ actor RobotsPolicy {
 
     /// Throws ``RobotsDisallowed`` when robots.txt of `url`'s origin disallows `url` for
     /// our agents, ``RobotsUnreachable`` when it could not be read.
-    func check(_ url: URL) async throws {
+    /// The matching runs in the caller's task, not on this actor: a host whose rules are costly
+    /// to match does not hold up the checks of every other host.
+    nonisolated func check(_ url: URL) async throws {
         guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return }
-        let origin = "\(scheme)://\(host)" + (url.port.map { ":\($0)" } ?? "")
+        let rules = await rules(for: "\(scheme)://\(host)" + (url.port.map { ":\($0)" } ?? ""))
+        var path = url.path(percentEncoded: true)
+        if path.isEmpty { path = "/" }
+        if let query = url.query(percentEncoded: true) { path += "?" + query }
+        if let reason = rules.unreachable { throw RobotsUnreachable(reason: reason) }
+        guard rules.allows(path: path) else { throw RobotsDisallowed() }
+    }
+
+    /// The rules of `origin`, fetched by the first caller; the others wait for its answer.
+    private func rules(for origin: String) async -> RobotsRules {
         let task: Task<RobotsRules, Never>
         if let known = origins[origin] {
             task = known
@@ -45,12 +56,7 @@ actor RobotsPolicy {
             task = Task { await Self.load(URL(string: origin + "/robots.txt"), loader: loader, headers: headers, timeout: timeout, agents: agents) }
             origins[origin] = task
         }
-        let rules = await task.value
-        var path = url.path(percentEncoded: true)
-        if path.isEmpty { path = "/" }
-        if let query = url.query(percentEncoded: true) { path += "?" + query }
-        if let reason = rules.unreachable { throw RobotsUnreachable(reason: reason) }
-        guard rules.allows(path: path) else { throw RobotsDisallowed() }
+        return await task.value
     }
 
     private static func load(_ url: URL?, loader: any DataLoading, headers: [HTTPField], timeout: Duration, agents: [String]) async -> RobotsRules {

@@ -10,7 +10,8 @@ import Foundation
 /// Bounded for a hostile file: the caller passes at most ``RobotsPolicy/maxBytes``; patterns
 /// longer than ``maxPatternBytes`` are ignored and at most ``maxRules`` rules are kept. Matching
 /// one path costs O(path × rules + pattern bytes) (each `*`-free piece is found with KMP, never
-/// by backtracking).
+/// by backtracking), and a path whose check would cost more than ``maxMatchCost`` is disallowed
+/// unmatched.
 ///
 /// ```swift
 /// let rules = RobotsRules(Data("User-agent: *\nDisallow: /private/\n".utf8))
@@ -20,6 +21,11 @@ struct RobotsRules: Sendable {
     static let agent = "webimage"
     static let maxPatternBytes = 2048
     static let maxRules = 4000
+    /// The most byte comparisons one path's check may cost (16 M, about 10 ms): rules × path
+    /// bytes. A check that would cost more (thousands of rules against a path of tens of
+    /// kilobytes, which a hostile host's robots.txt and URLs can combine) is answered
+    /// *disallowed* without matching: the cautious answer, as for a robots.txt that cannot be read.
+    static let maxMatchCost = 16 << 20
 
     struct Rule: Sendable {
         var allow: Bool
@@ -78,6 +84,8 @@ struct RobotsRules: Sendable {
         if unreachable != nil { return false }
         if path == "/robots.txt" { return true }
         let bytes = RobotsPath.normalize(Array(path.utf8))
+        let (cost, overflow) = rules.count.multipliedReportingOverflow(by: bytes.count + 1)
+        if overflow || cost > Self.maxMatchCost { return false }
         var best: (length: Int, allow: Bool)?
         for rule in rules where rule.pattern.matches(bytes) {
             let length = rule.pattern.length
