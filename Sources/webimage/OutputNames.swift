@@ -45,10 +45,31 @@ struct OutputNames: Sendable {
             ext = format.fileExtension
             stem = base
         }
-        stem = Self.safe(stem)
+        if ext.utf8.count > Self.maxExtensionBytes {  // a long "extension" is part of the name
+            stem = stem + "." + ext
+            ext = format?.fileExtension ?? ""
+        }
+        stem = Self.bounded(Self.safe(stem))
         if stem.isEmpty || stem == "." || stem == ".." { stem = "image" }
         let suffix = ext.isEmpty ? "" : "." + Self.safe(ext)
         return await folder.claim(stem: stem, suffix: suffix)
+    }
+
+    /// Bytes of a name's stem (before a collision's `-N` and the extension): file systems allow
+    /// 255 bytes a name, and the temporary name a file is written under first adds about 30.
+    static let maxStemBytes = 150
+    static let maxExtensionBytes = 16
+
+    /// `stem`, or when longer than ``maxStemBytes`` its first 120 bytes (whole characters) and 8
+    /// hex digits of its hash, so that long names that share a beginning stay apart.
+    private static func bounded(_ stem: String) -> String {
+        guard stem.utf8.count > maxStemBytes else { return stem }
+        var cut = ""
+        for character in stem {
+            guard cut.utf8.count + character.utf8.count <= 120 else { break }
+            cut.append(character)
+        }
+        return cut + "-" + StableHash.hex(stem).prefix(8)
     }
 
     /// No path separators, control characters or leading dots (hidden files) in a name.
