@@ -127,16 +127,7 @@ struct RenderBudget: Sendable {
         return overflow ? .max : product
     }
 
-    /// Memory an encoder takes beyond the image it is given, per pixel of one frame, at its
-    /// highest quality: `scripts/measure/measure-encoder-memory` (the slope between a 1 MP and a 4 MP
-    /// source; 2026-11-26, this 2-core VM, debug build — the C libraries' allocations do not
-    /// depend on it): JPEG 2.9, PNG 5.8, GIF 8.9, WebP 32.3 (lossless at q=100), AVIF 32.3.
-    static func encodingBytesPerPixel(_ format: ImageFormat) -> Int {
-        switch format {
-        case .avif, .webp: 33
-        case .gif: 9
-        case .png, .apng: 6
-        default: 3
-        }
-    }
+    /// Memory an encoder takes beyond the image it is given, per pixel of one frame
+    /// (``ImageFormat/encodingBytesPerPixel``, measured by `scripts/measure/measure-encoder-memory`).
+    static func encodingBytesPerPixel(_ format: ImageFormat) -> Int { format.encodingBytesPerPixel }
 }

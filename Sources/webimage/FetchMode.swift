@@ -59,7 +59,16 @@ struct FetchMode: Sendable {
             // The original is cached under its own key beside the processed variant.
             try await checkOptOut(response.httpResponse, imageRequest, request, pipeline: pipeline)
             if let streamed = try await streamedAnimation(response, request: request, pipeline: pipeline) { return streamed }
-            let (data, format) = try transform.apply(to: response.image)
+            // The export's copies and encoder buffers take room in the pipeline's memory budget,
+            // beside the decoded image held meanwhile (a 49 MP PNG written as WebP peaked at
+            // 500 MB a line, whatever --memory-budget-mb said).
+            let image = response.image
+            let held = image.frames.reduce(image.pixels.count) { $0.addingReportingOverflow($1.pixels.count).partialValue }
+            let (price, overflow) = transform.export.memoryBytes(toExport: image).addingReportingOverflow(held)
+            let reservation = try await pipeline.configuration.memoryBudget?.reserve(
+                overflow ? .max : price, waitingAtMost: pipeline.configuration.memoryBudgetWait)
+            defer { reservation?.release() }
+            let (data, format) = try transform.apply(to: image)
             let written = try? pipeline.configuration.coders.readHeader(data)
             return FetchedImage(
                 data: data, format: format, source: response.source, revalidated: response.isRevalidated,

@@ -43,7 +43,7 @@ extension FetchRun {
                 // A write stopped by Ctrl-C is a cancelled line, not an output error.
                 throw Self.isCancellation(error) ? error : UnwrittenOutput(error: error)
             }
-            if let thumbnailSide { thumbnail = FetchReport.thumbnail(of: fetched.data, side: thumbnailSide) }
+            if let thumbnailSide { thumbnail = await FetchReport.thumbnail(of: fetched.data, side: thumbnailSide, budget: pipeline.configuration) }
             result = .success((fetched, name))
         } catch {
             if await isBackOff(error, host: host, limiter: limiter), next.budget.draw() {

@@ -47,6 +47,36 @@ public struct ImageExport: Sendable {
         format ?? (Self.encodableFormats.contains(image.format) ? image.format : .png)
     }
 
+    /// The memory ``export(_:)`` takes for `decoded` beyond the image itself, in bytes: the
+    /// upright (or processed) copy, the fitted copy, and the encoder's own buffers
+    /// (``ImageFormat/encodingBytesPerPixel``), over every frame kept; `Int.max` when that
+    /// overflows. A caller holding a memory budget reserves it before exporting.
+    ///
+    /// ```swift
+    /// let reservation = try await budget.reserve(export.memoryBytes(toExport: image), waitingAtMost: .seconds(30))
+    /// defer { reservation.release() }
+    /// let (file, format) = try export.export(image)
+    /// ```
+    public func memoryBytes(toExport decoded: Image) -> Int {
+        let output = outputFormat(for: decoded)
+        var (width, height) = (max(decoded.pixelWidth, 0), max(decoded.pixelHeight, 0))
+        if let maxSize, width > 0, height > 0 {
+            let scale = min(1, Double(maxSize.width) / Double(width), Double(maxSize.height) / Double(height))
+            (width, height) = (max(1, Int(Double(width) * scale)), max(1, Int(Double(height) * scale)))
+        }
+        let frames = max(decoded.frames.count, 1)
+        let source = decoded.pixelWidth.multipliedReportingOverflow(by: decoded.pixelHeight)
+        let fitted = width.multipliedReportingOverflow(by: height)
+        // The upright or processed copy at the source's size; the fitted copy (when fitting) and
+        // the encoder's buffers at the output's.
+        let perFrame = source.partialValue.multipliedReportingOverflow(by: 4)
+        let encoded = fitted.partialValue.multipliedReportingOverflow(by: (maxSize == nil ? 0 : 4) + output.encodingBytesPerPixel)
+        let sum = perFrame.partialValue.addingReportingOverflow(encoded.partialValue)
+        let total = sum.partialValue.multipliedReportingOverflow(by: frames)
+        let overflow = source.overflow || fitted.overflow || perFrame.overflow || encoded.overflow || sum.overflow || total.overflow
+        return overflow || total.partialValue < 0 ? .max : total.partialValue
+    }
+
     /// The encoded file and its format. Throws ``ImageProcessingError`` from a processor, or the
     /// encoder's error.
     public func export(_ decoded: Image) throws -> (data: Data, format: ImageFormat) {

@@ -31,6 +31,22 @@ final class FetchReport {
     /// The thumbnail side for a run of about `expected` images.
     static func thumbnailSide(expected: Int?) -> Int { (expected ?? 0) > 2000 ? 64 : 96 }
 
+    /// ``thumbnail(of:side:)`` with its decode's room reserved in `configuration`'s memory
+    /// budget first (a 49 MP PNG's thumbnail decodes it whole); `nil` when there is none in time.
+    static func thumbnail(of data: Data, side: Int, budget configuration: ImagePipeline.Configuration) async -> String? {
+        let options = ImageDecodingOptions(firstFrameOnly: true, thumbnailMaxPixelSize: side)
+        guard let header = try? ImageCoderRegistry.default.readHeader(data) else { return nil }
+        let reservation: MemoryBudget.Reservation?
+        do {
+            reservation = try await configuration.memoryBudget?.reserve(
+                MemoryBudget.bytes(toDecode: header, options: options), waitingAtMost: configuration.memoryBudgetWait)
+        } catch {
+            return nil
+        }
+        defer { reservation?.release() }
+        return thumbnail(of: data, side: side)
+    }
+
     /// A small WebP of `data` as a data URI, or `nil` when it does not decode.
     static func thumbnail(of data: Data, side: Int) -> String? {
         let options = ImageDecodingOptions(firstFrameOnly: true, thumbnailMaxPixelSize: side)
