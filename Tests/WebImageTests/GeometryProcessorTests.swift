@@ -1,5 +1,7 @@
+import Foundation
 import Testing
 import WebImage
+import WebImageOrigin
 
 /// The library side of `/img`'s geometry and effects: `Gravity`, `Padding`, `Extend`, `Flatten`,
 /// `Trim`, `Sharpen`, `Pixelate` on small images built pixel by pixel, and their hostile values.
@@ -76,5 +78,29 @@ struct GeometryProcessorTests {
         let sharp = try image.processed(by: [.sharpen(sigma: 1)])
         #expect(Self.pixel(sharp, 3, 0)[0] > 200 && Self.pixel(sharp, 2, 0)[0] == 0)
         #expect(ImageProcessors.Sharpen(sigma: 1).workingBytes(width: .max, height: 2) == .max)
+    }
+
+    /// One identifier, one picture: the identifier (the cache key and ETag of `serve`) names the
+    /// angle the pixels are turned by. A huge angle whose remainder is 40 once turned by about
+    /// −0.4° (radians lost their precision) under the identifier of 40°, so a stranger could put
+    /// a wrong result in the cache for `rotate:40` (found by a red-team review).
+    @Test func anglesWithOneIdentifierTurnThePixelsAlike() throws {
+        let image = SampleImages.pattern(width: 60, height: 40, seed: 7)
+        var huge: [Double] = []
+        for exponent in stride(from: 20, through: 110, by: 1) where huge.count < 4 {
+            for mantissa in stride(from: 1.0, to: 4001, by: 2) {
+                let angle = mantissa * pow(2, Double(exponent))
+                if angle.truncatingRemainder(dividingBy: 360) == 40 { huge.append(angle); break }
+            }
+        }
+        #expect(!huge.isEmpty)
+        let reference = try image.processed(by: [.rotate(degrees: 40)])
+        for angle in huge + [400, -320, 40 + 360 * 1e6] {
+            let rotate = ImageProcessors.Rotate(degrees: angle)
+            #expect(rotate.identifier == ImageProcessors.Rotate(degrees: 40).identifier, "\(angle)")
+            let turned = try image.processed(by: [rotate])
+            #expect(turned.pixelWidth == reference.pixelWidth && turned.pixelHeight == reference.pixelHeight, "\(angle)")
+            #expect(turned.pixels == reference.pixels, "\(angle) turns the pixels otherwise than 40")
+        }
     }
 }

@@ -8,6 +8,9 @@ public struct ImageHeader: Sendable, Equatable {
     /// Frames in the file (1 for still images).
     public var frameCount: Int
     public var hasAlpha: Bool
+    /// Bytes the decoder holds on its own whatever the output size (0 when that is small): a
+    /// progressive JPEG's whole-image coefficient buffer. Memory budgets add it to a decode's price.
+    public var decoderWorkingBytes = 0
 
     public init(format: ImageFormat, pixelWidth: Int, pixelHeight: Int, frameCount: Int = 1, hasAlpha: Bool) {
         self.format = format

@@ -48,7 +48,9 @@ extension MemoryBudget {
 
     /// What decoding an image of `header` with `options` allocates, in bytes: 4 per pixel of
     /// every frame kept (canvas-sized), at full size — or, for a thumbnail of a JPEG or WebP,
-    /// which decode at a reduced scale, at most twice the thumbnail's side — plus the thumbnail.
+    /// which decode at a reduced scale, at most twice the thumbnail's side — plus the thumbnail,
+    /// plus what the decoder holds on its own at any scale (``ImageHeader/decoderWorkingBytes``:
+    /// a progressive JPEG's coefficient buffer).
     public static func bytes(toDecode header: ImageHeader, options: ImageDecodingOptions) -> Int {
         let frames = options.framesToDecode(of: header.frameCount)
         var area = area(header.pixelWidth, header.pixelHeight)
@@ -62,7 +64,9 @@ extension MemoryBudget {
             area = overflow ? .max : sum
         }
         let (bytes, overflow) = area.multipliedReportingOverflow(by: 4 * max(frames, 1))
-        return overflow ? .max : bytes
+        // What the decoder holds besides (a progressive JPEG's coefficients), at any output size.
+        let (total, overflow2) = bytes.addingReportingOverflow(max(header.decoderWorkingBytes, 0))
+        return overflow || overflow2 ? .max : total
     }
 
     /// What decoding an image of `header` with `options` through `coders` holds in this machine's

@@ -40,6 +40,7 @@ public final class MemoryBudget: Sendable {
     private let state = Locked(State())
     private let waits = Counter(label: "webimage_memory_budget_waits_total")
     private let refusals = Counter(label: "webimage_memory_budget_refusals_total")
+    private let limitGauge = Gauge(label: "webimage_memory_budget_limit_bytes")
     private let inUseGauge = Gauge(label: "webimage_memory_budget_in_use_bytes")
     private let encodedGauge = Gauge(label: "webimage_memory_budget_encoded_bytes")
 
@@ -88,9 +89,17 @@ public final class MemoryBudget: Sendable {
     }
 
     /// A budget of `limit` bytes (at least one).
-    public init(limit: Int) {
+    public convenience init(limit: Int) {
+        self.init(limit: limit, publishing: true)
+    }
+
+    /// `publishing`: whether the limit gauge is recorded now. The gauges are process-wide;
+    /// ``shared`` is made whenever a configuration is (its default), also in a process that
+    /// uses a budget of its own (`serve --memory-budget-mb`), so it records them only once it
+    /// is used: it once showed half of physical memory as a server's limit.
+    private init(limit: Int, publishing: Bool) {
         self.limit = max(1, limit)
-        Gauge(label: "webimage_memory_budget_limit_bytes").record(self.limit)
+        if publishing { limitGauge.record(self.limit) }
     }
 
     /// Half the cgroup memory limit when the process runs under one, else half of physical
@@ -104,7 +113,7 @@ public final class MemoryBudget: Sendable {
     }
 
     /// The process-wide budget of ``defaultLimit`` bytes that pipelines use unless told otherwise.
-    public static let shared = MemoryBudget(limit: defaultLimit)
+    public static let shared = MemoryBudget(limit: defaultLimit, publishing: false)
 
     /// Bytes reserved now plus what the registered caches hold.
     public var inUse: Int { state.withLock { Self.used($0) } }
@@ -246,6 +255,7 @@ public final class MemoryBudget: Sendable {
         let (used, encoded) = state.withLock { (Self.used($0), $0.encodedHeld) }
         inUseGauge.record(used)
         encodedGauge.record(encoded)
+        limitGauge.record(limit)  // the budget in use is the one the gauges describe
     }
 
     private func take(_ bytes: Int, _ use: Use, _ state: inout State) {

@@ -209,7 +209,9 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
         guard result == 0 || onlyWarned || unnamedSampling, width > 0, height > 0 else {
             throw .corrupt(format: .jpeg, reason: message(handle))
         }
-        return (ImageHeader(format: .jpeg, pixelWidth: Int(width), pixelHeight: Int(height), hasAlpha: false), UInt32(colorspace))
+        var header = ImageHeader(format: .jpeg, pixelWidth: Int(width), pixelHeight: Int(height), hasAlpha: false)
+        header.decoderWorkingBytes = JPEGFrameScan.coefficientBytes(in: data)
+        return (header, UInt32(colorspace))
     }
 
     /// libjpeg's warnings (JWRN_*), which leave a complete image: browsers show such files.
