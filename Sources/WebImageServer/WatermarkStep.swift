@@ -1,3 +1,4 @@
+import Foundation
 import WebImage
 
 /// Blends the server's watermark over an image (`wm=`, ``ImageParameters/WatermarkOptions``):
@@ -15,11 +16,15 @@ struct WatermarkStep: ImageProcessing {
     var mark: Image
     var digest: String
     var options: ImageParameters.WatermarkOptions
+    /// The mark scaled for the last frame size, kept for the next frames of an animation (each
+    /// frame of a 256-frame GIF once scaled and faded the whole mark again).
+    private let scaled = ScaledMarks()
 
     var identifier: String { "watermark(\(digest),\(options.identifier))" }
 
     /// The scaled watermark (at most the image's size, or its own) and its copy with the
-    /// opacity applied, each 4 bytes a pixel, and a resampler's rows.
+    /// opacity applied (priced, though the opacity is now applied as the blend reads), each 4
+    /// bytes a pixel, and a resampler's rows.
     func workingBytes(width: Int, height: Int) -> Int {
         let own = MemoryBudget.area(mark.pixelWidth, mark.pixelHeight)
         let scaled = options.scale > 0 ? MemoryBudget.area(width, height) : own
@@ -30,8 +35,10 @@ struct WatermarkStep: ImageProcessing {
     func process(_ image: Image) throws(ImageProcessingError) -> Image {
         let width = image.pixelWidth, height = image.pixelHeight
         guard width > 0, height > 0 else { return image }
-        let tile = try scaledMark(width: width, height: height)
-        let source = Self.faded(tile, opacity: options.opacity)
+        let tile = try scaled.mark(width: width, height: height) { () throws(ImageProcessingError) in try scaledMark(width: width, height: height) }
+        // The opacity is applied to the pixels the blend reads, as it reads them: the cost
+        // follows the pixels the step touches, not the mark's size.
+        let opacity = options.opacity, tileRowBytes = tile.bytesPerRow
         // A single tile covers the rows and columns where it falls, clipped to the image; `re`
         // covers the whole image, the tile and its gap (0 or more, checked when parsed) repeating.
         let repeated = options.position == .repeated
@@ -44,7 +51,7 @@ struct WatermarkStep: ImageProcessing {
         let rowBytes = image.bytesPerRow
         var cancelled = false
         result.pixels.withUnsafeMutableBufferPointer { out in
-            source.withUnsafeBufferPointer { mark in
+            tile.pixels.withUnsafeBufferPointer { mark in
                 for y in rows {
                     if y & 15 == 0, Task.isCancelled { cancelled = true; return }
                     let ty = (y - top) % periodY
@@ -52,11 +59,11 @@ struct WatermarkStep: ImageProcessing {
                     for x in columns {
                         let tx = (x - left) % periodX
                         guard tx < tileWidth else { continue }
-                        let o = y * rowBytes + x * 4, s = (ty * tileWidth + tx) * 4
-                        let keep = 255 - Int(mark[s + 3])
+                        let o = y * rowBytes + x * 4, s = ty * tileRowBytes + tx * 4
+                        let keep = 255 - Self.fade(mark[s + 3], opacity)
                         // Premultiplied pixels keep the sum within 255; clamped all the same, so that
                         // a pixel whose colour exceeds its alpha cannot trap the server.
-                        for c in 0..<4 { out[o + c] = UInt8(min(255, Int(mark[s + c]) + (Int(out[o + c]) * keep + 127) / 255)) }
+                        for c in 0..<4 { out[o + c] = UInt8(min(255, Self.fade(mark[s + c], opacity) + (Int(out[o + c]) * keep + 127) / 255)) }
                     }
                 }
             }
@@ -80,17 +87,8 @@ struct WatermarkStep: ImageProcessing {
         return try mark.processed(by: [ImageProcessors.Resize(width: boxWidth, height: boxHeight, mode: .fit, upscale: true)])
     }
 
-    /// Premultiplied pixels, packed, every channel × `opacity`.
-    static func faded(_ image: Image, opacity: Double) -> [UInt8] {
-        let width = image.pixelWidth, rowBytes = image.bytesPerRow, pixels = image.pixels
-        var out = [UInt8](repeating: 0, count: width * 4 * image.pixelHeight)
-        for y in 0..<image.pixelHeight {
-            for i in 0..<(width * 4) {
-                out[y * width * 4 + i] = UInt8((Double(pixels[y * rowBytes + i]) * opacity).rounded())
-            }
-        }
-        return out
-    }
+    /// One premultiplied channel × `opacity`, rounded.
+    static func fade(_ value: UInt8, _ opacity: Double) -> Int { Int((Double(value) * opacity).rounded()) }
 
     /// Where the watermark's top-left corner goes: `x` and `y` from the edges the position
     /// names, or from the centre on a centred axis (imgproxy's placement).
@@ -101,5 +99,19 @@ struct WatermarkStep: ImageProcessing {
         let left: Int = name.hasSuffix("we") ? options.x : name.hasSuffix("ea") ? width - tile.width - options.x : (width - tile.width) / 2 + options.x
         let top: Int = name.hasPrefix("no") ? options.y : name.hasPrefix("so") ? height - tile.height - options.y : (height - tile.height) / 2 + options.y
         return (left, top)
+    }
+}
+
+/// The watermark scaled for one frame size, kept while frames of that size come (the frames of
+/// one animation). `@unchecked Sendable`: `last` is only read and written under `lock`.
+final class ScaledMarks: @unchecked Sendable {
+    private let lock = NSLock()
+    private var last: (width: Int, height: Int, mark: Image)?
+
+    func mark(width: Int, height: Int, make: () throws(ImageProcessingError) -> Image) throws(ImageProcessingError) -> Image {
+        if let kept = lock.withLock({ last }), kept.width == width, kept.height == height { return kept.mark }
+        let made = try make()
+        lock.withLock { last = (width, height, made) }
+        return made
     }
 }

@@ -3,6 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
+extension HeavyTests {
 /// A URL's last segment may be longer than a file system allows a name (255 bytes): such a line
 /// once failed as "File name too long", counted as an output error (exit 1) on every retry of a
 /// shard. Names are cut to 120 bytes plus 8 hex digits of the whole name's hash.
@@ -28,4 +29,5 @@ struct FetchLongNameTests {
             for file in files { #expect(try Data(contentsOf: out.appendingPathComponent(file)) == png, "\(file)") }
         }
     }
+}
 }

@@ -3,6 +3,7 @@ import Testing
 import WebImage
 import WebImageOrigin
 
+extension HeavyTests {
 /// `webimage report merge` reads `--jsonl` files that anyone may have written (shards from other
 /// machines): numbers no run produces, and `file` values that lead out of the run's folder or to
 /// a FIFO, are dropped, never a trap, a read outside the folder or a hang.
@@ -39,4 +40,5 @@ struct ReportMergeHostileTests {
         let html = try String(contentsOf: report, encoding: .utf8)
         #expect(html.components(separatedBy: "<img src=\"data:image/webp").count - 1 == 1)
     }
+}
 }

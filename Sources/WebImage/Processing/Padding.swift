@@ -109,6 +109,8 @@ extension Image {
         pixels.withUnsafeMutableBufferPointer { out in
             if background.alpha > 0 {
                 for i in stride(from: 0, to: out.count, by: 4) {
+                    // A cancelled task stops here (every 1 M pixels); its caller throws the pixels away.
+                    if i & 0x3F_FFFF == 0, Task.isCancelled { return }
                     out[i] = pixel[0]; out[i + 1] = pixel[1]; out[i + 2] = pixel[2]; out[i + 3] = pixel[3]
                 }
             }

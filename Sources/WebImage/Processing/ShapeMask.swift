@@ -23,6 +23,9 @@ struct ShapeMask {
         pixels.withUnsafeMutableBufferPointer { p in
             guard let base = p.baseAddress else { return }
             for y in 0..<height {
+                // A cancelled task stops here; its caller throws the pixels away (1.7 s at 49 MP
+                // with a border, all of it after a 504 before this check).
+                if y & 15 == 0, Task.isCancelled { return }
                 let reach = span(row: y, margin: -1), untouched = span(row: y, margin: inset)
                 let row = base + y * width * 4
                 guard !reach.isEmpty else {
