@@ -198,21 +198,11 @@ struct HostileInputTests {
         let side = 1500
         let image = Image(format: .png, pixelWidth: side, pixelHeight: side, pixels: [UInt8](repeating: 90, count: side * side * 4), isOpaque: true)
         let steps: [any ImageProcessing] = Array(repeating: ImageProcessors.GaussianBlur(radius: 30), count: 40)
-        // On threads of its own: 40 blurs would hold a thread of the tests' cooperative pool.
-        let executor = ImageWorkExecutor(threads: 1, name: "test-cancel")
-        defer { executor.shutdown() }
-        let job = JobThread()
-        let work = Task(executorPreference: executor) { () -> (Result<Image, ImageProcessingError>, Duration) in
-            let cpu = job.started()
-            let result = Result { () throws(ImageProcessingError) -> Image in try image.processed(by: steps) }
-            return (result, cpu.used)
-        }
-        let spentAtCancel = await job.cancel(work, afterUsing: .milliseconds(300))
-        let (result, spentAtEnd) = await work.value
+        let (result, spent) = await HeavyTests.ProcessorCancellationTests.processCancelled(image, by: steps, afterUsing: .milliseconds(300))
         #expect(throws: ImageProcessingError.cancelled) { try result.get() }
         // 40 blurs of 2.25 MP take tens of seconds; a cancelled one ends at the next rows. CPU time
         // after the cancel, which a loaded machine does not stretch as it stretches wall time.
-        #expect(spentAtEnd - spentAtCancel < .milliseconds(500), "used \(spentAtEnd - spentAtCancel) of CPU after the cancel")
+        #expect(spent < .milliseconds(500), "used \(spent) of CPU after the cancel")
     }
 
     @Test(arguments: [ImageFormat.gif, .webp, .apng])

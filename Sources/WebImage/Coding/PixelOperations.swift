@@ -104,14 +104,23 @@ enum PixelOperations {
     /// `body` over the image's rows in batches of about ``band`` bytes, with a look at
     /// `Task.isCancelled` before each.
     private static func inBatches(_ image: Image, _ body: (Range<Int>) -> Void) throws(ImageEncodingError) {
-        let batch = max(1, band / max(image.bytesPerRow, 1))
+        guard inRowBatches(rows: image.pixelHeight, bytesPerRow: image.bytesPerRow, body) else { throw .cancelled }
+    }
+
+    /// `body` over rows `0..<rows` in batches of about ``band`` bytes, looking at
+    /// `Task.isCancelled` before each: `false` when it stopped there, the rows after unvisited.
+    /// The one way every whole-image pass (encoders' copies, processors' loops) stops within a
+    /// band of a deadline.
+    static func inRowBatches(rows: Int, bytesPerRow: Int, _ body: (Range<Int>) -> Void) -> Bool {
+        let batch = max(1, band / max(bytesPerRow, 1))
         var y = 0
-        while y < image.pixelHeight {
-            if Task.isCancelled { throw .cancelled }
-            let end = min(image.pixelHeight, y + batch)
+        while y < rows {
+            if Task.isCancelled { return false }
+            let end = min(rows, y + batch)
             body(y..<end)
             y = end
         }
+        return true
     }
 
     private static func unpremultiply(_ image: Image, into out: inout [UInt8], rows: Range<Int>) {

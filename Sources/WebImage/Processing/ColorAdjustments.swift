@@ -21,12 +21,16 @@ extension ImageProcessors {
             let keep = UInt32(255 - color.alpha) * 255, a = UInt32(color.alpha)
             let paint = (UInt32(color.red) * a, UInt32(color.green) * a, UInt32(color.blue) * a)
             var pixels = image.packedPixels
+            let row = image.pixelWidth * 4
             pixels.withUnsafeMutableBufferPointer { p in
-                for i in stride(from: 0, to: p.count, by: 4) {
-                    let alpha = UInt32(p[i + 3])
-                    p[i] = UInt8(truncatingIfNeeded: (UInt32(p[i]) &* keep &+ paint.0 &* alpha &+ 32512) / 65025)
-                    p[i + 1] = UInt8(truncatingIfNeeded: (UInt32(p[i + 1]) &* keep &+ paint.1 &* alpha &+ 32512) / 65025)
-                    p[i + 2] = UInt8(truncatingIfNeeded: (UInt32(p[i + 2]) &* keep &+ paint.2 &* alpha &+ 32512) / 65025)
+                // A cancelled task stops between bands; its caller throws the pixels away.
+                _ = PixelOperations.inRowBatches(rows: image.pixelHeight, bytesPerRow: row) { rows in
+                    for i in stride(from: rows.lowerBound * row, to: rows.upperBound * row, by: 4) {
+                        let alpha = UInt32(p[i + 3])
+                        p[i] = UInt8(truncatingIfNeeded: (UInt32(p[i]) &* keep &+ paint.0 &* alpha &+ 32512) / 65025)
+                        p[i + 1] = UInt8(truncatingIfNeeded: (UInt32(p[i + 1]) &* keep &+ paint.1 &* alpha &+ 32512) / 65025)
+                        p[i + 2] = UInt8(truncatingIfNeeded: (UInt32(p[i + 2]) &* keep &+ paint.2 &* alpha &+ 32512) / 65025)
+                    }
                 }
             }
             return image.replacing(pixels: pixels, width: image.pixelWidth, height: image.pixelHeight, isOpaque: image.isOpaque)
@@ -47,12 +51,15 @@ extension ImageProcessors {
         public func process(_ image: Image) throws(ImageProcessingError) -> Image {
             try checkInput(image)
             var pixels = image.packedPixels
+            let row = image.pixelWidth * 4
             pixels.withUnsafeMutableBufferPointer { p in
-                for i in stride(from: 0, to: p.count, by: 4) {
-                    // Luma is linear, so it applies to premultiplied values as to straight ones.
-                    let luma = (UInt32(p[i]) &* 19595 &+ UInt32(p[i + 1]) &* 38470 &+ UInt32(p[i + 2]) &* 7471 &+ 0x8000) >> 16
-                    let l = UInt8(truncatingIfNeeded: min(luma, UInt32(p[i + 3])))
-                    p[i] = l; p[i + 1] = l; p[i + 2] = l
+                _ = PixelOperations.inRowBatches(rows: image.pixelHeight, bytesPerRow: row) { rows in
+                    for i in stride(from: rows.lowerBound * row, to: rows.upperBound * row, by: 4) {
+                        // Luma is linear, so it applies to premultiplied values as to straight ones.
+                        let luma = (UInt32(p[i]) &* 19595 &+ UInt32(p[i + 1]) &* 38470 &+ UInt32(p[i + 2]) &* 7471 &+ 0x8000) >> 16
+                        let l = UInt8(truncatingIfNeeded: min(luma, UInt32(p[i + 3])))
+                        p[i] = l; p[i + 1] = l; p[i + 2] = l
+                    }
                 }
             }
             return image.replacing(pixels: pixels, width: image.pixelWidth, height: image.pixelHeight, isOpaque: image.isOpaque)

@@ -20,13 +20,17 @@ extension ImageProcessors {
             if !image.isOpaque {
                 // Premultiplied: out = p + colour·(255 − α)/255, rounded.
                 let colour = (UInt32(background.red), UInt32(background.green), UInt32(background.blue))
+                let row = image.pixelWidth * 4
                 pixels.withUnsafeMutableBufferPointer { p in
-                    for i in stride(from: 0, to: p.count, by: 4) where p[i + 3] != 255 {
-                        let rest = 255 - UInt32(p[i + 3])
-                        p[i] = UInt8(truncatingIfNeeded: min(255, UInt32(p[i]) + (colour.0 * rest + 127) / 255))
-                        p[i + 1] = UInt8(truncatingIfNeeded: min(255, UInt32(p[i + 1]) + (colour.1 * rest + 127) / 255))
-                        p[i + 2] = UInt8(truncatingIfNeeded: min(255, UInt32(p[i + 2]) + (colour.2 * rest + 127) / 255))
-                        p[i + 3] = 255
+                    // A cancelled task stops between bands; its caller throws the pixels away.
+                    _ = PixelOperations.inRowBatches(rows: image.pixelHeight, bytesPerRow: row) { rows in
+                        for i in stride(from: rows.lowerBound * row, to: rows.upperBound * row, by: 4) where p[i + 3] != 255 {
+                            let rest = 255 - UInt32(p[i + 3])
+                            p[i] = UInt8(truncatingIfNeeded: min(255, UInt32(p[i]) + (colour.0 * rest + 127) / 255))
+                            p[i + 1] = UInt8(truncatingIfNeeded: min(255, UInt32(p[i + 1]) + (colour.1 * rest + 127) / 255))
+                            p[i + 2] = UInt8(truncatingIfNeeded: min(255, UInt32(p[i + 2]) + (colour.2 * rest + 127) / 255))
+                            p[i + 3] = 255
+                        }
                     }
                 }
             }

@@ -22,7 +22,7 @@ extension ImageProcessors {
         public func process(_ image: Image) throws(ImageProcessingError) -> Image {
             try checkInput(image)
             // EXIF orientations 2 and 4 are exactly these mirrors.
-            return image.reoriented(axis == .horizontal ? .upMirrored : .downMirrored)
+            return try image.reoriented(axis == .horizontal ? .upMirrored : .downMirrored)
         }
     }
 }
@@ -37,10 +37,15 @@ extension ImageProcessing where Self == ImageProcessors.Flip {
 }
 
 extension Image {
-    /// The still image moved as `orientation` describes, whatever ``orientation`` says.
-    func reoriented(_ orientation: ImageOrientation) -> Image {
+    /// The still image moved as `orientation` describes, whatever ``orientation`` says. For
+    /// processors: a cancelled task stops within a band of rows and throws
+    /// ``ImageProcessingError/cancelled``.
+    func reoriented(_ orientation: ImageOrientation) throws(ImageProcessingError) -> Image {
         let swapsSides = orientation.swapsWidthAndHeight
-        let pixels = Self.reorient(pixels, bytesPerRow: bytesPerRow, width: pixelWidth, height: pixelHeight, orientation: orientation)
+        guard let pixels = Self.reorient(
+            pixels, bytesPerRow: bytesPerRow, width: pixelWidth, height: pixelHeight, orientation: orientation,
+            unlessStoppedBy: { Task.isCancelled })
+        else { throw .cancelled }
         return replacing(
             pixels: pixels, width: swapsSides ? pixelHeight : pixelWidth, height: swapsSides ? pixelWidth : pixelHeight,
             isOpaque: isOpaque)

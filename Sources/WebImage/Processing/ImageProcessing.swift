@@ -77,7 +77,7 @@ extension Image {
     /// ```
     public func processed(by processors: [any ImageProcessing], animated: Bool = false) throws(ImageProcessingError) -> Image {
         guard !processors.isEmpty else { return self }
-        let upright = oriented()
+        let upright = try orientedStoppingWhenCancelled()
         guard animated, upright.frames.count > 1 else {
             var image = upright.frames.count > 1 ? upright.frame(at: 0) : upright
             for processor in processors { image = try Self.step(processor, image) }

@@ -61,9 +61,9 @@ extension ImageProcessors {
             guard degrees.isFinite else { throw .invalidParameter(processor: identifier, reason: "the angle must be finite") }
             switch quarterTurns {
             case 0: return image.replacing(pixels: image.packedPixels, width: image.pixelWidth, height: image.pixelHeight, isOpaque: image.isOpaque)
-            case 1: return image.reoriented(.right)  // the stored picture turned 90° clockwise
-            case 2: return image.reoriented(.down)
-            case 3: return image.reoriented(.left)
+            case 1: return try image.reoriented(.right)  // the stored picture turned 90° clockwise
+            case 2: return try image.reoriented(.down)
+            case 3: return try image.reoriented(.left)
             default: break
             }
             let turn = AffineRotation(width: image.pixelWidth, height: image.pixelHeight, degrees: angle)

@@ -36,11 +36,22 @@ extension ImageProcessors {
                         || abs(Int32(p[i + 2]) - reference.2) > limit || abs(Int32(p[i + 3]) - reference.3) > limit
                 }
                 func rowDiffers(_ y: Int) -> Bool { (0..<width).contains { differs($0, y) } }
-                guard let top = (0..<height).first(where: rowDiffers) else { return nil }
-                let bottom = (top..<height).last(where: rowDiffers)!
+                // Inward from each edge to the first line unlike the border. A cancelled task stops
+                // within 16 lines and keeps the image whole; its caller throws the result away.
+                func firstLine(_ lines: some Sequence<Int>, differs: (Int) -> Bool) -> Int? {
+                    for (looked, line) in lines.enumerated() {
+                        if differs(line) { return line }
+                        if looked & 15 == 15, Task.isCancelled { return nil }
+                    }
+                    return nil
+                }
+                guard let top = firstLine(0..<height, differs: rowDiffers),
+                    let bottom = firstLine((top..<height).reversed(), differs: rowDiffers)
+                else { return nil }
                 func columnDiffers(_ x: Int) -> Bool { (top...bottom).contains { differs(x, $0) } }
-                let left = (0..<width).first(where: columnDiffers)!
-                let right = (left..<width).last(where: columnDiffers)!
+                guard let left = firstLine(0..<width, differs: columnDiffers),
+                    let right = firstLine((left..<width).reversed(), differs: columnDiffers)
+                else { return nil }
                 return (left, top, right - left + 1, bottom - top + 1)
             }
         }
