@@ -34,10 +34,12 @@ func makeTestPipeline(
 ) throws -> ImagePipeline {
     var configuration = ImageDownloaderConfiguration()
     configuration.retryPolicy = .none
-    // 120 s, not the library's 15 s: when a full run starts, its hundreds of tests keep the
-    // pool's two threads busy for up to a minute, and a download that started then timed out.
-    // Tests of timeouts set their own.
-    configuration.timeout = TestTime.scaled(.seconds(120))
+    // 300 s, not the library's 15 s: the timeout counts from sending to the last body byte as
+    // the pipeline's tasks see it, and in a full run the pool's two threads are sometimes held by
+    // other tests' work for minutes (stop 47's CI log: dozens of tests of a few milliseconds each
+    // "passed after 185 s"; this file's data-for-request test once timed out at 120 s). Tests
+    // of timeouts set their own.
+    configuration.timeout = TestTime.scaled(.seconds(300))
     change(&configuration)
     return ImagePipeline(configuration: .init(
         downloader: ImageDownloader(configuration: configuration), memoryCache: memory,
