@@ -1,3 +1,4 @@
+public import WebImage
 /// Which addresses a server-side fetch must not reach unless private networks are allowed.
 ///
 /// Refused: loopback (127/8, ::1), RFC 1918 private (10/8, 172.16/12, 192.168/16), link-local
@@ -70,7 +71,7 @@ public enum AddressClassifier {
 }
 
 /// A fetch stopped because the source's address is in a refused class.
-public struct AddressRefusal: Error, Sendable, CustomStringConvertible {
+public struct AddressRefusal: Error, PermanentlyFailing, Sendable, CustomStringConvertible {
     public var host: String
     public var addressClass: AddressClassifier.AddressClass
     public var description: String { "the source host \(host) resolves to a \(addressClass.rawValue) address, which is not allowed" }

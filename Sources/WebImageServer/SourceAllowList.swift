@@ -1,4 +1,5 @@
 public import Foundation
+public import WebImage
 
 /// `--allow-source`: which sources may be fetched, compared part by part with the parsed
 /// source (``SourceURL``), never as a string prefix.
@@ -97,7 +98,7 @@ public struct SourceAllowList: Sendable, Hashable {
 
 /// A fetch stopped because the source, or a redirect hop, is not allowed (not on
 /// `--allow-source`, or a URL with a user name or password).
-public struct SourceRefusal: Error, Sendable, CustomStringConvertible {
+public struct SourceRefusal: Error, PermanentlyFailing, Sendable, CustomStringConvertible {
     public var reason: String
     public var description: String { reason }
 }

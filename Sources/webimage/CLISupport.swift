@@ -14,7 +14,7 @@ enum CLIPipeline {
         cacheDir: String?, concurrency: Int = 6, decodingOptions: ImageDecodingOptions = .default,
         maxBodyMegabytes: Int? = nil, cacheSizeMegabytes: Int? = nil,
         cacheMaxAge: Int? = nil, retries: Int? = nil, timeout: Double? = nil, memoryBudgetMegabytes: Int? = nil,
-        userAgent: String? = nil, hosts: HostLimiter? = nil, maxRetryAfter: Double? = nil
+        userAgent: String? = nil, hosts: HostLimiter? = nil, maxRetryAfter: Double? = nil, loader: (any DataLoading)? = nil
     ) throws -> ImagePipeline {
         var downloaderConfiguration = ImageDownloaderConfiguration()
         downloaderConfiguration.headers = downloaderConfiguration.headers.filter { $0.name.lowercased() != "user-agent" }
@@ -26,10 +26,7 @@ enum CLIPipeline {
             downloaderConfiguration.retryPolicy.maxRetryAfter = .milliseconds(Int64((maxRetryAfter * 1000).rounded()))
             downloaderConfiguration.retryPolicy.givesUpPastMaxRetryAfter = true
         }
-        if let timeout {
-            guard timeout.isFinite, timeout > 0, timeout <= 86_400 else { throw CLIError("the timeout must be from 0 to 86400 seconds") }
-            downloaderConfiguration.timeout = .milliseconds(Int64((timeout * 1000).rounded()))
-        }
+        downloaderConfiguration.timeout = try downloadTimeout(timeout)
         if let maxBodyMegabytes { downloaderConfiguration.maxBodySize = maxBodyMegabytes << 20 }
         if let hosts { pace(&downloaderConfiguration, by: hosts) }
         var diskConfiguration = DiskCache.Configuration()
@@ -38,7 +35,7 @@ enum CLIPipeline {
         var policy = HTTPCachePolicy()
         if let cacheMaxAge { policy.defaultMaxAge = .seconds(cacheMaxAge) }
         var configuration = ImagePipeline.Configuration(
-            downloader: ImageDownloader(configuration: downloaderConfiguration),
+            downloader: ImageDownloader(loader: loader ?? HTTPDataLoader(), configuration: downloaderConfiguration),
             dataCache: disk, decodingOptions: decodingOptions, httpCachePolicy: policy)
         if let memoryBudgetMegabytes {
             guard (1...(1 << 30)).contains(memoryBudgetMegabytes) else { throw CLIError("the memory budget must be 1 MB or more") }
@@ -71,6 +68,13 @@ enum CLIPipeline {
             }
             return response
         }
+    }
+
+    /// `--timeout` in seconds, or the downloader's default.
+    static func downloadTimeout(_ seconds: Double?) throws -> Duration {
+        guard let seconds else { return ImageDownloaderConfiguration().timeout }
+        guard seconds.isFinite, seconds > 0, seconds <= 86_400 else { throw CLIError("the timeout must be from 0 to 86400 seconds") }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
     static func cacheDirectory(_ path: String?) -> URL {

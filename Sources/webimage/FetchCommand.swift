@@ -207,19 +207,19 @@ struct FetchCommand: AsyncParsableCommand {
         signal(SIGXFSZ, SIG_IGN)
         let transform = try OutputTransform(resize: resize, format: format, process: process, quality: quality, color: color)
         let hosts = HostLimiter(limit: perHost, interval: ratePerHost.flatMap(Self.interval(rate:)))
+        if ignoreRobots {
+            FileHandle.standardError.write(Data("warning: --ignore-robots: robots.txt is not read; URLs it disallows are fetched. Be sure their owners agree.\n".utf8))
+        }
+        // Polite, the run follows redirects itself and checks each hop's robots.txt before asking.
+        let robots: RobotsPolicy? = ignoreRobots || cacheOnly ? nil : RobotsPolicy(
+            loader: RedirectFollowingLoader(base: RobotsPolicy.hopLoader), headers: [HTTPField("User-Agent", userAgent ?? CLIUserAgent.default)],
+            timeout: try CLIPipeline.downloadTimeout(timeout), agents: CLIUserAgent.robotsAgents(for: userAgent))
         // With --resize the pipeline itself decodes at thumbnail size (JPEG DCT scaling, WebP scaling).
         let pipeline = try CLIPipeline.make(
             cacheDir: cacheDir, concurrency: concurrency, decodingOptions: transform?.decodingOptions ?? .default,
             maxBodyMegabytes: maxBodyMb, cacheSizeMegabytes: cacheSizeMb, cacheMaxAge: cacheMaxAge,
             retries: retries, timeout: timeout, memoryBudgetMegabytes: memoryBudgetMb, userAgent: userAgent, hosts: hosts,
-            maxRetryAfter: maxRetryAfter)
-        if ignoreRobots {
-            FileHandle.standardError.write(Data("warning: --ignore-robots: robots.txt is not read; URLs it disallows are fetched. Be sure their owners agree.\n".utf8))
-        }
-        let downloader = pipeline.configuration.downloader
-        let robots: RobotsPolicy? = ignoreRobots || cacheOnly ? nil : RobotsPolicy(
-            loader: downloader.loader, headers: [HTTPField("User-Agent", userAgent ?? CLIUserAgent.default)],
-            timeout: downloader.configuration.timeout, agents: CLIUserAgent.robotsAgents(for: userAgent))
+            maxRetryAfter: maxRetryAfter, loader: robots?.checkingRedirects())
         let run = FetchRun(
             pipeline: pipeline, mode: FetchMode(
                 transform: transform, verify: verify, options: loadingOptions, honoursOptOut: !ignoreOptOut,

@@ -192,7 +192,8 @@ struct FetchRun: Sendable {
             record.source = fetched.sourceName
             record.finalURL = fetched.finalURL?.absoluteString
         case .failure(let error):
-            record.status = Self.isCancellation(error) ? "cancelled" : error is OptOut ? "opted-out" : error is RobotsDisallowed ? "robots-disallowed" : "failed"
+            record.status = Self.isCancellation(error) ? "cancelled" : error is OptOut ? "opted-out"
+                : Self.cause(of: error) is RobotsDisallowed ? "robots-disallowed" : "failed"
             record.error = "\(error)"
             if record.status == "failed", let (key, fields) = outcome.failedSample {
                 record.key = key
@@ -201,6 +202,13 @@ struct FetchRun: Sendable {
             }
         }
         return record
+    }
+
+    /// What the loader threw, out of the pipeline's and downloader's wrapping (a redirect's
+    /// robots.txt refusal comes from inside the load).
+    static func cause(of error: any Error) -> any Error {
+        if case .loadingFailed(.transport(let underlying))? = error as? ImagePipelineError { return underlying }
+        return error
     }
 
     static func isCancellation(_ error: any Error) -> Bool {

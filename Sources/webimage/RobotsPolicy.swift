@@ -109,12 +109,18 @@ extension RobotsPolicy {
 /// robots.txt of the URL's origin could not be read (5xx, 429, timeout, network): RFC 9309
 /// says to assume a complete disallow, so the URL is not fetched; it is recorded as `failed`
 /// (the host is down or refusing, and `--retry-failed` tries it again later).
-struct RobotsUnreachable: Error, CustomStringConvertible {
+/// Permanent for the run (the answer is kept): a load is not retried for it.
+struct RobotsUnreachable: Error, PermanentlyFailing, CustomStringConvertible {
     var reason: String
     var description: String { "not fetched: robots.txt of this host could not be read (\(reason))" }
 }
 
 /// A URL robots.txt disallows for `webimage`: not fetched, recorded as `robots-disallowed`.
-struct RobotsDisallowed: Error, CustomStringConvertible {
-    var description: String { "robots.txt of this host disallows it for webimage" }
+/// `redirect`: the URL was a redirect's target (``RobotsPolicy/checkingRedirects(_:)``).
+struct RobotsDisallowed: Error, PermanentlyFailing, CustomStringConvertible {
+    var redirect: URL?
+    var description: String {
+        if let redirect { return "a redirect leads to \(redirect.absoluteString), which robots.txt of its host disallows for webimage" }
+        return "robots.txt of this host disallows it for webimage"
+    }
 }

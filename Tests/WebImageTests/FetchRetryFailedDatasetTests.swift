@@ -9,7 +9,11 @@ import WebImageOrigin
 @Suite("webimage fetch --retry-failed into webdataset shards")
 struct FetchRetryFailedDatasetTests {
     static func fetch(_ arguments: [String]) async throws -> CommandResult {
-        try await WebImageCommand.run(["fetch", "--no-cache", "--retries", "0", "--output-format", "webdataset", "--shard-size", "2"] + arguments)
+        // A 120 s timeout: the flaky route's failures are counted per request, so one that a
+        // loaded machine let run past the default 15 s (seen beside the heavy suites) would fail
+        // one run more than the test plans for.
+        try await WebImageCommand.run(
+            ["fetch", "--no-cache", "--retries", "0", "--timeout", "120", "--output-format", "webdataset", "--shard-size", "2"] + arguments)
     }
 
     /// Writes a CSV of `url,caption,key,extra` rows.

@@ -144,4 +144,40 @@ struct FetchRobotsTests {
             }
         }
     }
+
+    /// Every redirect's target is checked against robots.txt of its own origin before it is asked
+    /// for, as Scrapy does: a redirect to another origin that disallows us, or to a disallowed
+    /// path of the same origin, is `robots-disallowed` and its target never requested; an
+    /// allowed one is fetched and its final URL recorded.
+    @Test func redirectTargetsAreCheckedAgainstTheirOwnRobots() async throws {
+        try await withOrigin { first in
+            try await withOrigin { second in
+                first.setRobots(.file("User-agent: *\nDisallow: /images/\n"))
+                second.setRobots(.file("User-agent: *\nDisallow: /images/small.jpg\n"))
+                func hop(to url: URL) -> URL {
+                    first.url("/redirect-to?location=" + url.absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+                }
+                let urls = [
+                    hop(to: second.imageURL("small.jpg")),  // another origin, disallowed there
+                    hop(to: second.imageURL("logo.png")),  // another origin, allowed there
+                    first.url("/redirect/1/small.jpg"),  // the same origin, to a disallowed path
+                ]
+                // With retries (the last --retries given wins): a refusal is permanent.
+                let (result, rows) = try await Self.fetch(urls, ["--retries", "2"])
+                #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+                #expect(rows.map(\.status) == ["robots-disallowed", "ok", "robots-disallowed"], "\(rows)")
+                #expect(rows[0].error?.contains("a redirect leads to \(second.imageURL("small.jpg").absoluteString)") == true, "\(rows[0])")
+                #expect(second.requestCount(path: "/images/small.jpg") == 0, "a disallowed target is never asked for")
+                #expect(second.requestCount(path: "/images/logo.png") == 1)
+                #expect(first.requestCount(path: "/images/small.jpg") == 0)
+                #expect(second.requestCount(path: "/robots.txt") == 1 && first.requestCount(path: "/robots.txt") == 1)
+                // Not retried: each redirect was asked for once.
+                #expect(first.requestCount(path: "/redirect-to") == 2 && first.requestCount(path: "/redirect/1/small.jpg") == 1)
+
+                // --ignore-robots follows them all.
+                let (ignored, all) = try await Self.fetch(urls, ["--ignore-robots"])
+                #expect(ignored.status == 0 && all.allSatisfy { $0.status == "ok" }, "\(all)")
+            }
+        }
+    }
 }

@@ -22,7 +22,8 @@ public final class HTTPDataLoader: DataLoading {
 
     /// Creates a loader with its own `HTTPClient`.
     /// - Parameters:
-    ///   - maxRedirects: redirects followed before the load fails (each hop is a new request).
+    ///   - maxRedirects: redirects followed before the load fails (each hop is a new request);
+    ///     `0` returns a redirect's response as it is, for a ``RedirectFollowingLoader``.
     ///   - connectTimeout: how long a TCP and TLS connection may take.
     ///   - allowsInvalidCertificates: accept any TLS certificate (self-signed, expired,
     ///     wrong host). Off by default; for development servers only.
@@ -33,7 +34,7 @@ public final class HTTPDataLoader: DataLoading {
             tls.certificateVerification = .none
             configuration.tlsConfiguration = tls
         }
-        configuration.redirectConfiguration = .follow(max: maxRedirects, allowCycles: false)
+        configuration.redirectConfiguration = maxRedirects > 0 ? .follow(max: maxRedirects, allowCycles: false) : .disallow
         configuration.timeout.connect = .nanoseconds(connectTimeout.nanoseconds)
         configuration.decompression = .disabled
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 16)
@@ -130,6 +131,7 @@ extension ImageDownloadError {
 enum TransportFailure {
     /// TLS failures (an untrusted or invalid certificate, a failed handshake) are permanent.
     static func isPermanent(_ error: any Error) -> Bool {
+        if error is any PermanentlyFailing { return true }
         if error is NIOSSLError || error is BoringSSLError { return true }
         if error is TLSFailure { return true }  // URLSessionDataLoader's libcurl TLS errors
         return String(reflecting: type(of: error)).contains("SSL")
