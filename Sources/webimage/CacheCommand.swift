@@ -18,7 +18,15 @@ struct CacheCommand: AsyncParsableCommand {
 
         var directory: URL { CLIPipeline.cacheDirectory(cacheDir) }
 
-        func open(_ configuration: DiskCache.Configuration = .init()) throws -> DiskCache {
+        /// The cache in ``directory``. `existing`: the commands that delete (verify, trim, clear)
+        /// refuse a folder that holds files but no index rather than start a cache in it: a
+        /// mistyped `--cache-dir` is somebody's folder, not an empty cache (a missing or empty
+        /// folder is an empty cache).
+        func open(_ configuration: DiskCache.Configuration = .init(), existing: Bool = false) throws -> DiskCache {
+            if existing, !FileManager.default.fileExists(atPath: directory.appendingPathComponent("index.sqlite").path),
+               let contents = try? FileManager.default.contentsOfDirectory(atPath: directory.path), !contents.isEmpty {
+                throw CLIError("\(directory.path) holds files but no disk cache (no index.sqlite); nothing was changed")
+            }
             do { return try DiskCache(directory: directory, configuration: configuration) } catch { throw CLIError(error.description) }
         }
 
@@ -55,7 +63,7 @@ struct CacheCommand: AsyncParsableCommand {
         @OptionGroup var options: Options
 
         func run() async throws {
-            let report = try options.open().verify()
+            let report = try options.open(existing: true).verify()
             if options.json { return try options.printJSON(report) }
             print("checked \(report.checked) entries: \(report.damaged.count) damaged, \(report.missing.count) missing files, "
                 + "\(report.orphansRemoved) orphan files removed")
@@ -76,7 +84,7 @@ struct CacheCommand: AsyncParsableCommand {
             var configuration = DiskCache.Configuration()
             if let cacheSizeMb { configuration.sizeLimit = Int(cacheSizeMb * 1_000_000) }
             if let cacheMaxAge { configuration.maxAge = .seconds(cacheMaxAge) }
-            let cache = try options.open(configuration)
+            let cache = try options.open(configuration, existing: true)
             let report = try cache.trim()
             let stats = try cache.statistics()
             if options.json { return try options.printJSON(["expired": report.expired, "evicted": report.evicted,
@@ -91,7 +99,7 @@ struct CacheCommand: AsyncParsableCommand {
         @OptionGroup var options: Options
 
         func run() async throws {
-            let cache = try options.open()
+            let cache = try options.open(existing: true)
             let before = try cache.statistics()
             try cache.removeAll()
             if options.json { return try options.printJSON(["removed": before.count]) }

@@ -32,6 +32,9 @@ struct CacheFiles: Sendable {
 
     /// The root and `.incoming/`, and `files/` unless `indexed` is false (it is made by the
     /// first write).
+    /// `files/` and `.incoming/` must be folders of their own, never symbolic links: the cache
+    /// deletes what it finds there, and through a link it would delete another folder's files
+    /// (the root itself may be a link: the user chose where it points).
     func createDirectories(indexed: Bool = true) throws(DiskCacheError) {
         for url in indexed ? [root, files, incoming] : [root, incoming] {
             do {
@@ -40,6 +43,30 @@ struct CacheFiles: Sendable {
                 throw .cannotCreateDirectory(path: url.path, reason: Self.reason(error))
             }
         }
+        for url in [files, incoming] {
+            var info = stat()
+            guard lstat(url.path, &info) == 0 else { continue }  // `files/` is made by the first write
+            guard info.st_mode & S_IFMT == S_IFDIR else {
+                throw .cannotCreateDirectory(
+                    path: url.path, reason: "it is a symbolic link or a file, not a folder of the cache's own; the cache never deletes through it")
+            }
+        }
+    }
+
+    /// Whether `name` is one the cache gives an entry's file (``newName(for:)``): only such
+    /// files are ever deleted from `files/`, so a folder given as a cache by mistake keeps the
+    /// files that are not the cache's.
+    static func isEntryName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard bytes.count == 33, bytes[16] == UInt8(ascii: "-") else { return false }
+        return bytes.enumerated().allSatisfy { index, byte in
+            index == 16 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+        }
+    }
+
+    /// Whether `name` is one ``write(_:name:sync:directFrom:)`` gives a temporary file (a UUID).
+    static func isTemporaryName(_ name: String) -> Bool {
+        name.utf8.count == 36 && UUID(uuidString: name) != nil
     }
 
     /// A new file name for `key`.
@@ -133,7 +160,9 @@ struct CacheFiles: Sendable {
     /// With `expectedSize` (the index's), no `fstat`: it reads up to one byte more, so a file of
     /// another length still reads as another length (a longer one as `expectedSize + 1` bytes).
     func read(_ name: String, expectedSize: Int? = nil) -> ReadResult {
-        let descriptor = open(path(of: name), O_RDONLY | O_CLOEXEC)
+        // A name from a damaged or hostile index (`../../etc/passwd`) is never opened.
+        guard Self.isEntryName(name) else { return .failed("\(name.debugDescription) is not a cache file name") }
+        let descriptor = open(path(of: name), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else { return errno == ENOENT ? .missing : .failed(Self.errnoReason()) }
         defer { close(descriptor) }
         let capacity: Int, byIndex: Bool
@@ -161,16 +190,20 @@ struct CacheFiles: Sendable {
         return .bytes(Data(bytesNoCopy: buffer, count: offset, deallocator: .free))
     }
 
+    /// Deletes the entry file `name`; a name the cache does not give (from a damaged index)
+    /// deletes nothing.
     func remove(_ name: String) {
+        guard Self.isEntryName(name) else { return }
         unlink(path(of: name))
     }
 
-    /// Names in `folder` whose last change is older than `age` seconds.
+    /// Names of the regular files in `folder` (not links, not folders) whose last change is
+    /// older than `age` seconds.
     func names(in folder: URL, olderThan age: TimeInterval, now: Date) -> [String] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [] }
         return names.filter { name in
             var info = stat()
-            guard stat(folder.appendingPathComponent(name).path, &info) == 0 else { return false }
+            guard lstat(folder.appendingPathComponent(name).path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return false }
             return now.timeIntervalSince1970 - modificationSeconds(info) > age
         }
     }

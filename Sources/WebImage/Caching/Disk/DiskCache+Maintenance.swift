@@ -65,6 +65,11 @@ extension DiskCache {
                     discard(row, reason: "size \(row.size) outside the cache's limit of \(configuration.sizeLimit) bytes")
                     continue
                 }
+                guard CacheFiles.isEntryName(row.file) else {
+                    report.damaged.append(row.key)
+                    discard(row, reason: "\(row.file.debugDescription) is not a cache file name")
+                    continue
+                }
                 switch files.read(row.file, expectedSize: row.size) {
                 case .missing:
                     report.missing.append(row.key)
@@ -86,23 +91,22 @@ extension DiskCache {
 
     /// Deletes files that no index row names and temporary files, both only when older than
     /// ``Configuration/orphanGracePeriod`` (a younger one may be another process's store in
-    /// progress), plus files of the pre-index cache format at the top level.
+    /// progress), and only regular files named as the cache names them
+    /// (``CacheFiles/isEntryName(_:)``): a folder given as a cache by mistake keeps its own files.
+    /// Files of the pre-index format at the top level (64 hex digits) are no longer deleted:
+    /// a folder that is no cache may hold files named so (content-addressed stores do).
     @discardableResult
     func sweepOrphans() -> Int {
         let now = Date()
         let grace = configuration.orphanGracePeriod.seconds
         guard let known = try? index.fileNames() else { return 0 }
         var removed = 0
-        for name in files.names(in: files.files, olderThan: grace, now: now) where !known.contains(name) {
+        for name in files.names(in: files.files, olderThan: grace, now: now) where CacheFiles.isEntryName(name) && !known.contains(name) {
             files.remove(name)
             removed += 1
         }
-        for name in files.names(in: files.incoming, olderThan: grace, now: now) {
+        for name in files.names(in: files.incoming, olderThan: grace, now: now) where CacheFiles.isTemporaryName(name) {
             unlink(files.incoming.appendingPathComponent(name).path)
-        }
-        for name in files.names(in: directory, olderThan: 0, now: now) where Self.isLegacyFileName(name) {
-            unlink(directory.appendingPathComponent(name).path)
-            removed += 1
         }
         if removed > 0 { logger.info("disk cache removed orphan files", metadata: ["count": "\(removed)"]) }
         return removed
@@ -120,9 +124,4 @@ extension DiskCache {
         sweepOrphans()
     }
 
-    /// Files of the format before the index: 64 hex digits, optionally with an extension.
-    static func isLegacyFileName(_ name: String) -> Bool {
-        let stem = name.split(separator: ".", maxSplits: 1).first ?? ""
-        return stem.count == 64 && stem.allSatisfy(\.isHexDigit)
-    }
 }

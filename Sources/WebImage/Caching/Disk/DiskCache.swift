@@ -142,6 +142,11 @@ public final class DiskCache: DataCaching {
             discard(row, reason: "size \(row.size) outside the cache's limit of \(configuration.sizeLimit) bytes")
             return miss()
         }
+        guard CacheFiles.isEntryName(row.file) else {
+            // A damaged or foreign row naming a path (`../../etc/passwd`): neither read nor deleted.
+            discard(row, reason: "\(row.file.debugDescription) is not a cache file name")
+            return miss()
+        }
         switch files.read(row.file, expectedSize: row.size) {
         case .missing:
             recentRows.forget(key)
@@ -223,12 +228,12 @@ public final class DiskCache: DataCaching {
     }
 
     /// Removes every entry and file (files of stores still in progress elsewhere too: those
-    /// entries then read as misses).
+    /// entries then read as misses). Only files named as the cache names them are deleted.
     public func removeAll() throws(DiskCacheError) {
         _ = takeUsage()
         recentRows.forgetAll()
         try index.removeAll()
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: files.files.path)) ?? [] { files.remove(name) }
+        for name in files.names(in: files.files, olderThan: -.infinity, now: Date()) where CacheFiles.isEntryName(name) { files.remove(name) }
     }
 
     // MARK: - Internals
