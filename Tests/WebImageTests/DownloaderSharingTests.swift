@@ -119,6 +119,15 @@ struct DownloaderSharingTests {
                 ImageDownloadRequest(url: url, headers: [HTTPField("X-A", "2")], identity: "same"),
             ])
             #expect(origin.requestCount(path: "/images/small.jpg") == 4)
+
+            // ...for one URL only: the same identity for two URLs is two downloads, each caller
+            // getting its own URL's bytes (they were one, the second caller given the first's).
+            let other = origin.imageURL("logo.png", query: "delay=300")
+            let results = await Self.concurrently(standard, [
+                ImageDownloadRequest(url: url, identity: "user-1"), ImageDownloadRequest(url: other, identity: "user-1"),
+            ])
+            #expect(origin.requestCount(path: "/images/small.jpg") == 5 && origin.requestCount(path: "/images/logo.png") == 1)
+            #expect(results.map { try? $0.get().data } == [SampleFiles.standard["small.jpg"], SampleFiles.standard["logo.png"]])
         }
     }
 

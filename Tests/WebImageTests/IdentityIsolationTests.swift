@@ -132,4 +132,30 @@ struct IdentityIsolationTests {
             Self.expectImage(plain, of: anonymous, "image(for: url) gets the anonymous image")
         }
     }
+
+    /// A caller's own downloader whose request modifier adds its token: the key is made before
+    /// the modifier runs, so the answer is kept nowhere a caller of the same URL without that
+    /// downloader would find it — memory, disk or the plain-URL fast path (found by reading,
+    /// stop 49: alice's image was stored under the plain URL and served to anyone).
+    @Test(arguments: [Place.memory, Place.disk])
+    func aModifiersIdentityThroughACallersOwnDownloaderIsKeptFromOthers(place: Place) async throws {
+        try await withOrigin { origin in
+            let pipeline = try Self.pipeline(for: place, origin: origin)
+            let url = Self.url(for: place, kind: .authorization, origin: origin)
+            var configuration = ImageDownloaderConfiguration()
+            configuration.requestModifier = { request in
+                var request = request
+                request.headers.append(HTTPField("Authorization", "Bearer alice"))
+                return request
+            }
+            var alice = ImageRequest(url: url).options(.waitStoreCache)
+            alice.context.downloader = ImageDownloader(configuration: configuration)
+            Self.expectImage(try await pipeline.image(for: alice), of: IdentityImages.identity(authorization: "Bearer alice"), "alice gets hers")
+            let anonymous = IdentityImages.identity()
+            let plain = try await pipeline.image(for: ImageRequest(url: url))
+            Self.expectImage(plain, of: anonymous, "\(place): a caller without the downloader gets the anonymous image")
+            #expect(plain.source == .network)
+            Self.expectImage(try await pipeline.image(for: url), of: anonymous, "image(for: url) too")
+        }
+    }
 }

@@ -48,7 +48,10 @@ public struct DownloadSharing: Sendable {
     /// The URL alone when nothing else is set (the common case costs no hashing); otherwise the
     /// URL and a SHA-256 digest of the rest, so that secrets are never kept in the key itself.
     static func standardKey(_ request: ImageDownloadRequest, ignoring ignored: Set<String>) -> String {
-        if let identity = request.identity { return "id:" + identity }
+        // The URL too: an identity names who asks or what is the same about two requests of
+        // one URL, never that two URLs are one (a user id set for every request once made
+        // downloads of different URLs share one transfer, and the second URL cached the first's bytes).
+        if let identity = request.identity { return "id:" + identity + "\u{0}" + request.url.absoluteString }
         let url = request.url.absoluteString
         let headers = ignored.isEmpty ? request.headers : request.headers.filter { !ignored.contains($0.name.lowercased()) }
         guard !headers.isEmpty || request.credentials != nil || request.validators != nil else { return url }

@@ -21,9 +21,10 @@ public struct ImageDownloadRequest: Sendable, Hashable {
     /// Cache validators to send (`If-None-Match`, `If-Modified-Since`); a `304` answer is a
     /// result with ``DownloadResult/isNotModified`` set (no body).
     public var validators: CacheValidators?
-    /// An explicit sharing identity: requests with the same identity share one download whatever
-    /// else differs. `nil` (the default) leaves it to ``ImageDownloaderConfiguration/sharing``,
-    /// which compares everything that can change the response.
+    /// An explicit sharing identity: requests for the same URL with the same identity share one
+    /// download whatever else (headers, credentials) differs; requests for different URLs never
+    /// do. `nil` (the default) leaves it to ``ImageDownloaderConfiguration/sharing``, which
+    /// compares everything that can change the response.
     public var identity: String?
     /// Minimum time between two progress reports to this caller (the last one always comes).
     public var progressInterval: Duration

@@ -94,6 +94,7 @@ extension ImagePipeline {
             download.progressInterval = .milliseconds(50)
         }
         let downloader = request.context.downloader ?? configuration.downloader
+        let ownDownloader = downloader !== configuration.downloader
         let subscriber = downloader.makeSubscriberID()
         let identity = download
         let priority = context.onPriorityChange { changed in downloader.setPriority(changed, request: identity, subscriber: subscriber) }
@@ -113,20 +114,30 @@ extension ImagePipeline {
                     varyNames: recordVary(refreshed, key), memoryHolds: staleHolds)
             }
             if options.contains(.retryFailed) { failedURLs.forget(key) }
-            let policy = configuration.httpCachePolicy, hasIdentity = request.identity != nil
+            let policy = configuration.httpCachePolicy
+            // An identity the request modifier sent (a token it added) is not in the key, which
+            // is made before the modifier runs. Through a downloader of the request's own, or in
+            // a shared cache, the answer belongs to this caller alone: kept nowhere another
+            // caller's look-up of the same key would find it.
+            let modifierIdentity = result.headersChangedByModifier.contains { configuration.identity.isIdentityHeader($0) }
+            let callersAlone = modifierIdentity && (policy.isShared || ownDownloader)
+            let hasIdentity = request.identity != nil || modifierIdentity
             var vary = HTTPVary(result.response)  // `Vary: *` is not stored
             if case .headers(let names) = vary, !result.headersChangedByModifier.isDisjoint(with: names) {
                 // The request modifier set a header the answer varies by; a look-up does not run the
                 // modifier, so it could not tell which value a stored answer was for: as `Vary: *`.
                 vary = .any
             }
-            var metadata = vary == .any ? nil : policy.metadata(for: result.response, byteCount: result.data.count, now: Date(), requestHasIdentity: hasIdentity)
+            var metadata = vary == .any || callersAlone ? nil
+                : policy.metadata(for: result.response, byteCount: result.data.count, now: Date(), requestHasIdentity: hasIdentity)
             if case .headers(let names) = vary { metadata?.vary = HTTPVary.values(of: names, in: downloader.sentHeaders(for: download)) }
-            if metadata == nil { await configuration.dataCache?.remove(key: key) }  // no-store: drop what an older response left
+            // no-store: drop what an older response left (not for a caller's own answer, which says
+            // nothing about the entry the others share).
+            if metadata == nil, !callersAlone { await configuration.dataCache?.remove(key: key) }
             return OriginalData(
                 data: result.data, source: .network, httpResponse: result.response, metadata: metadata,
                 store: metadata.map { DeferredStore(key: key, data: result.data, metadata: $0) },
-                mayKeepInMemory: (!policy.isShared || metadata != nil) && vary != .any, varyNames: recordVary(vary, key),
+                mayKeepInMemory: (!policy.isShared || metadata != nil) && vary != .any && !callersAlone, varyNames: recordVary(vary, key),
                 memoryHolds: result.memoryHolds)
         } catch {
             if error == .cancelled { throw ImagePipelineError.cancelled }
@@ -142,7 +153,9 @@ extension ImagePipeline {
                 throw ImagePipelineError.overBudget(.overBudget(requested: requested, limit: limit))
             }
             let failure = ImagePipelineError.loadingFailed(error)
-            failedURLs.remember(failure, for: key)
+            // A caller's own downloader with a request modifier may have sent an identity of its
+            // own: its failure (a 403 for its token) is not the URL's for every caller.
+            if !(ownDownloader && downloader.configuration.requestModifier != nil) { failedURLs.remember(failure, for: key) }
             throw failure
         }
     }
