@@ -54,7 +54,10 @@ final class JobThread: Sendable {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 let clock = self.waitUntilStarted()
-                while clock.used < cpu { usleep(200) }
+                // A job that ends before it has used `cpu` (it failed at once) is cancelled after
+                // a minute anyway, so that its test fails instead of waiting for ever.
+                let giveUp = ContinuousClock.now + .seconds(60)
+                while clock.used < cpu, ContinuousClock.now < giveUp { usleep(200) }
                 // Read after the cancel, not before: a canceller descheduled between the two (a
                 // loaded machine) had counted the job's CPU in that gap as spent after the cancel
                 // (a lossy WebP frame once "used 121 ms after the cancel" in a full run).

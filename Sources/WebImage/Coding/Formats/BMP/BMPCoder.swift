@@ -76,6 +76,6 @@ public struct BMPCoder: ImageDecoding {
 
     /// Runs `body`, turning a parse failure into ``ImageDecodingError/corrupt(format:reason:)``.
     static func mapped<T>(_ format: ImageFormat, _ body: () throws(BMPHeader.ParseError) -> T) throws(ImageDecodingError) -> T {
-        do { return try body() } catch { throw .corrupt(format: format, reason: error.reason) }
+        do { return try body() } catch { throw error.isCancellation ? .cancelled : .corrupt(format: format, reason: error.reason) }
     }
 }

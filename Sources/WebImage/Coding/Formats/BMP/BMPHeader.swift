@@ -7,7 +7,12 @@
 struct BMPHeader {
     enum Compression: UInt32 { case rgb = 0, rle8 = 1, rle4 = 2, bitfields = 3, alphaBitfields = 6 }
 
-    struct ParseError: Error { var reason: String }
+    struct ParseError: Error {
+        var reason: String
+        var isCancellation = false
+        /// The task was cancelled while the pixels were read (``ImageDecodingError/cancelled``).
+        static let cancelled = ParseError(reason: "cancelled", isCancellation: true)
+    }
 
     var width: Int
     var height: Int

@@ -12,7 +12,7 @@ enum BMPRunLength {
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
         var written = 0
         var x = 0, y = 0, i = offset
-        var finished = false
+        var finished = false, stopped = false
         guard offset >= 0 else { throw BMPHeader.ParseError(reason: "pixel data truncated") }
         pixels.withUnsafeMutableBytes { out in
             func put(_ index: Int) {
@@ -24,11 +24,22 @@ enum BMPRunLength {
                 }
                 x += 1
             }
+            var codes = 0
             while i + 1 < bytes.count, y < height {
+                // A cancelled task stops within 64 K codes (128 KB of the file).
+                codes &+= 1
+                if codes & 0xFFFF == 0, Task.isCancelled {
+                    stopped = true
+                    return
+                }
                 let count = Int(bytes[i]), code = Int(bytes[i + 1])
                 i += 2
                 if count > 0 {
-                    for k in 0..<count { put(four ? (k % 2 == 0 ? code >> 4 : code & 15) : code) }
+                    // Only the pixels inside the row cost work: a run past its end (a 1-pixel-wide
+                    // bitmap of 255-pixel runs) moves x at once; x grows at most 255 per 2 bytes.
+                    let visible = x < width ? min(count, width - x) : 0
+                    for k in 0..<visible { put(four ? (k % 2 == 0 ? code >> 4 : code & 15) : code) }
+                    x += count - visible
                     continue
                 }
                 switch code {
@@ -41,15 +52,18 @@ enum BMPRunLength {
                 default:
                     let length = four ? (code + 1) / 2 : code
                     guard bytes.count - i >= length else { i = bytes.count; return }
-                    for k in 0..<code {
+                    let visible = x < width ? min(code, width - x) : 0
+                    for k in 0..<visible {
                         let byte = Int(bytes[i + (four ? k / 2 : k)])
                         put(four ? (k % 2 == 0 ? byte >> 4 : byte & 15) : byte)
                     }
+                    x += code - visible
                     i += length + (length & 1)
                 }
             }
             if y >= height { finished = true }
         }
+        if stopped { throw .cancelled }
         guard finished else { throw BMPHeader.ParseError(reason: "RLE data truncated") }
         return (pixels, written < width * height || !PixelOperations.isOpaque(pixels))
     }
