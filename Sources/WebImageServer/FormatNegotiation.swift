@@ -17,8 +17,11 @@ enum FormatNegotiation {
         guard let accept = accept?.lowercased() else { return .none }
         let types = accept.split(separator: ",").compactMap { item -> String? in
             let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-            // `q=0` means "not acceptable".
-            if parts.dropFirst().contains(where: { $0.replacingOccurrences(of: " ", with: "") == "q=0" }) { return nil }
+            // A weight of zero (`q=0`, `q=0.0`, `q=0.000`) means "not acceptable".
+            if parts.dropFirst().contains(where: { parameter in
+                let compact = parameter.replacingOccurrences(of: " ", with: "")
+                return compact.hasPrefix("q=") && Double(compact.dropFirst(2)) == 0
+            }) { return nil }
             return parts.first
         }
         if types.contains("image/avif") { return .avif }

@@ -150,7 +150,13 @@ public struct ImageParameters: Sendable {
     /// `img3`: `fit=cover|fill` stopped enlarging by default, so no `img2` entry is served again.
     /// `watermark`: the server's ``ServerWatermark/digest``, keyed with `wm` (a field only keys
     /// with a watermark have: keys without one are those of before).
-    public func cacheKey(negotiated: String, color: ColorHandling = .convertToSRGB, watermark digest: String? = nil) -> String {
+    /// `rendering`: the server's settings that change the pixels or bytes of a result (the
+    /// default quality, the largest side, the frames kept; ``ImageServerConfiguration/renderingKey``),
+    /// keyed when not the defaults: a `--cache-dir` kept across a restart with other flags served
+    /// the old renders, under the same strong ETag.
+    public func cacheKey(
+        negotiated: String, color: ColorHandling = .convertToSRGB, watermark digest: String? = nil, rendering: String? = nil
+    ) -> String {
         var key = KeyEncoding("img3")
         key.add("url", source.url.absoluteString)
         key.add("w", width.map(String.init))
@@ -163,6 +169,7 @@ public struct ImageParameters: Sendable {
         addEffects(to: &key)
         if color != .convertToSRGB { key.add("color", color.rawValue) }
         if let watermark { key.add("wm", (digest ?? "-") + ":" + watermark.identifier) }
+        if let rendering { key.add("render", rendering) }
         return key.text
     }
 }

@@ -31,7 +31,8 @@ extension ImageServer {
         // Compared part by part with the parsed source; each redirect hop is checked again by the loader.
         try checkAllowed(parameters.source)
         let preference = parameters.format == .auto ? FormatNegotiation.preference(accept: request.headers[.accept]) : .none
-        let key = parameters.cacheKey(negotiated: preference.rawValue, color: configuration.colorHandling, watermark: mark?.digest)
+        let key = parameters.cacheKey(
+            negotiated: preference.rawValue, color: configuration.colorHandling, watermark: mark?.digest, rendering: configuration.renderingKey)
         var timing: [(String, Duration)] = []
 
         if let (cached, layer) = await results.image(for: key) {
@@ -116,6 +117,10 @@ extension ImageServer {
             // Busy, out of memory, a killed worker: this server, this moment. A cache must not
             // keep the answer for the URL, and the client may try again in a second.
             headers[.retryAfter] = "1"
+            headers[.cacheControl] = "no-store"
+        } else if error.status == 504 {
+            // A deadline passed: the render may have waited behind others' (a CDN kept a small
+            // PNG's 504 for everyone while the render threads were full), so not the URL's fault.
             headers[.cacheControl] = "no-store"
         } else {
             headers[.cacheControl] = "public, max-age=\(configuration.errorMaxAge)"

@@ -154,3 +154,17 @@ extension ImageServerConfiguration {
         return watermark
     }
 }
+
+extension ImageServerConfiguration {
+    /// The settings that change a result's pixels or bytes — ``defaultQuality``,
+    /// ``maxOutputSide``, ``maxAnimationFrames`` — as one part of the result key and ETag, or
+    /// `nil` at their defaults (keys as before). Limits that only refuse (pixels, steps) are not
+    /// in it: a refusal is never stored.
+    var renderingKey: String? {
+        let defaults = ImageServerConfiguration()
+        guard defaultQuality != defaults.defaultQuality || maxOutputSide != defaults.maxOutputSide
+            || maxAnimationFrames != defaults.maxAnimationFrames
+        else { return nil }
+        return "q\(defaultQuality),side\(maxOutputSide),frames\(maxAnimationFrames)"
+    }
+}

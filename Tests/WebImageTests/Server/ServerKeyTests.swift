@@ -22,6 +22,32 @@ extension ServerTests {
             ("wm", "1:nowe", [("w", "100"), ("format", "png")]),
         ]
 
+        /// A result cache folder kept across a restart with other settings: the renders of the
+        /// old settings are not served, and the ETag differs (red team, stop 49: `--quality 5
+        /// --max-output-side 200` renders were served after a restart without them, with the
+        /// same strong ETag as the real render).
+        @Test func renderingSettingsAreInTheKeyAndETag() async throws {
+            let directory = temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try await withOrigin { origin in
+                let path = "/img?url=" + ServerHarness.encode(origin.imageURL("landscape.jpg").absoluteString) + "&format=jpeg"
+                let settings: [(String, (inout ImageServerConfiguration) -> Void)] = [
+                    ("small and rough", { $0.defaultQuality = 5; $0.maxOutputSide = 200 }),
+                    ("the defaults", { _ in }),
+                    ("other frames", { $0.maxAnimationFrames = 2 }),
+                ]
+                var etags: Set<String> = []
+                for (label, change) in settings {
+                    let response = try await withImageServer(origin: origin, { $0.resultCacheDirectory = directory; change(&$0) }) { harness in
+                        try await harness.get(path)
+                    }
+                    #expect(response.status == 200 && response.header("X-Cache") == "miss", "\(label): \(response.header("X-Cache") ?? "-")")
+                    etags.insert(response.header("ETag") ?? "")
+                }
+                #expect(etags.count == 3)
+            }
+        }
+
         @Test func eachParameterSmuggledInTheURLGetsItsOwnKeyETagAndRender() async throws {
             let mark = try ServerWatermark(data: ServerWatermarkTests.red)
             try await withImageServer({ $0.watermark = mark }) { harness in

@@ -82,6 +82,10 @@ extension ServerTests {
                 #expect(webp.header("content-type") == "image/webp")
                 let notAvif = try await harness.image("photo.jpg", [("w", "64")], headers: [("Accept", "image/avif;q=0, image/webp")])
                 #expect(notAvif.header("content-type") == "image/webp")
+                for zero in ["q=0.0", "q=0.000", "Q = 0."] {
+                    let refused = try await harness.image("photo.jpg", [("w", "64")], headers: [("Accept", "image/avif;\(zero), image/webp")])
+                    #expect(refused.header("content-type") == "image/webp", "\(zero)")
+                }
                 let jpeg = try await harness.image("photo.jpg", [("w", "64")], headers: [("Accept", "image/*")])
                 #expect(jpeg.header("content-type") == "image/jpeg")
                 let png = try await harness.image("logo.png", [("w", "64")])
