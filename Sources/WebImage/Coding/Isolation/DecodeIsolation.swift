@@ -38,7 +38,8 @@ public struct DecodeIsolation: Sendable, Hashable {
     public var worker: Worker
     /// Formats decoded in the worker. Default: AVIF, HEIC/HEIF and JPEG XL.
     public var formats: Set<ImageFormat>
-    /// Images with fewer pixels (over the frames decoded) are decoded in the process. Default 2 megapixels.
+    /// Images with fewer pixels (over the frames decoded) are decoded in the process. Default 2
+    /// megapixels. HEIC/HEIF go to the worker at any size (their header can understate the frames).
     public var minimumPixelCount: Int
     /// Keep one worker started ahead, its codec libraries loaded, waiting for the next decode:
     /// a decode then skips the worker's start (about 20 ms, and as much for loading the codecs).
@@ -180,8 +181,13 @@ struct IsolatedDecoder: ImageDecoding {
         return o1 || o2 ? .max : pixels
     }
 
-    /// Whether a decode of `header` goes to the worker: an isolated format, and at least the minimum pixels over the frames decoded.
+    /// Whether a decode of `header` goes to the worker: an isolated format, and at least the
+    /// minimum pixels over the frames decoded — or HEIC/HEIF at any size: its header (`ispe`) can
+    /// claim less than the HEVC frames inside, which libde265 decodes at their own size and
+    /// nothing bounds in the process (red team, stop 49: a 98 KB file saying 1000 × 750 took
+    /// 1 GB in the server; AVIF bounds its frames by the header through dav1d instead).
     func isolates(_ header: ImageHeader, options: ImageDecodingOptions) -> Bool {
-        isolation.formats.contains(header.format) && pixels(header, options: options) >= isolation.minimumPixelCount
+        guard isolation.formats.contains(header.format) else { return false }
+        return header.format == .heic || header.format == .heif || pixels(header, options: options) >= isolation.minimumPixelCount
     }
 }

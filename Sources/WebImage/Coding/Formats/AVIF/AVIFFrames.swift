@@ -70,6 +70,14 @@ final class AVIFFrames: FrameSequencing {
             avifDecoderDestroy(decoder)
             throw .corrupt(format: .avif, reason: String(cString: avifResultToString(parsed)))
         }
+        // The container's size (`ispe`) is what every price and limit was computed from; the AV1
+        // frames inside may claim more (red team, stop 49: a 10 KB file saying 1000 × 750 held a
+        // 12000 × 12000 frame, 305 MB). libavif hands this limit to dav1d, which then refuses a
+        // larger frame before allocating it.
+        if let image = decoder.pointee.image {
+            let (area, overflow) = Int(image.pointee.width).multipliedReportingOverflow(by: Int(image.pointee.height))
+            decoder.pointee.imageSizeLimit = UInt32(clamping: overflow ? Int.max : max(area, 1))
+        }
         return decoder
     }
 
