@@ -238,7 +238,7 @@ struct FetchCommand: AsyncParsableCommand {
         if json {
             print(try summary.json())
         } else {
-            for failure in summary.failures { print("failed: " + failure.text) }
+            for failure in summary.failures { print("failed: " + TerminalText.safe(failure.text)) }
             if summary.failed > summary.failures.count { print("… and \(summary.failed - summary.failures.count) more failures (see --jsonl)") }
             print(summary.line)
         }

@@ -86,7 +86,7 @@ struct InfoCommand: AsyncParsableCommand {
                 encoder.outputFormatting = [.sortedKeys]
                 print(String(decoding: try encoder.encode(info), as: UTF8.self))
             } else {
-                print(Self.line(source, info))
+                print(TerminalText.safe(Self.line(source, info)))
             }
         } catch {
             FileHandle.standardError.write(Data("webimage info: \(source): \(error)\n".utf8))

@@ -65,7 +65,7 @@ struct PrefetchCommand: AsyncParsableCommand {
         if json {
             print(try summary.json())
         } else {
-            for failure in summary.failures { print("failed: \(failure.url): \(failure.error)") }
+            for failure in summary.failures { print(TerminalText.safe("failed: \(failure.url): \(failure.error)")) }
             print(summary.line)
         }
         // As `fetch`: 3 is "went through the list, some images failed" (1 is an error that stopped it).

@@ -38,7 +38,7 @@ final class ShowCell: ImageTarget {
     func bind(_ request: ImageRequest) {
         guard bound?.imageKey != request.imageKey else { return }
         bound = request
-        name = request.url.lastPathComponent
+        name = TerminalText.safe(request.url.lastPathComponent)
         status = .loading(nil)
         setImage(
             with: request, placeholder: screen.placeholder, options: .showPartialPreviews, failureImage: screen.failureImage,
@@ -137,7 +137,7 @@ final class ShowCell: ImageTarget {
         case .loadingFailed(.timedOut): "timed out"
         case .loadingFailed(.transport): "connection failed"
         case .decodingFailed: "not an image"
-        default: error.description
+        default: TerminalText.safe(error.description)
         }
     }
 
