@@ -44,12 +44,22 @@ public final class CookieJar: Sendable {
             jar.values.filter { cookie in
                 (cookie.expires.map { $0 > now } ?? true)
                     && (!cookie.secure || secure)
-                    && (cookie.hostOnly ? host == cookie.domain : host == cookie.domain || host.hasSuffix("." + cookie.domain))
+                    && (cookie.hostOnly ? host == cookie.domain : Self.domainMatches(host, cookie.domain))
                     && (path == cookie.path || path.hasPrefix(cookie.path.hasSuffix("/") ? cookie.path : cookie.path + "/"))
             }
         }
         guard !matching.isEmpty else { return nil }
         return matching.sorted { $0.path.count > $1.path.count }.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+    }
+
+    /// RFC 6265 § 5.1.3 domain-matching: the same host, or a host name (never an IP address:
+    /// `Domain=0.0.1` from 127.0.0.1 reached 10.0.0.1) ending in `.domain`, where `domain` has
+    /// at least two labels (a single label such as `com` is a public suffix; longer public
+    /// suffixes such as `co.uk` are not known here, as the jar has no public-suffix list).
+    static func domainMatches(_ host: String, _ domain: String) -> Bool {
+        if host == domain { return true }
+        let isAddress = host.contains(":") || host.split(separator: ".").allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isNumber) }
+        return !isAddress && domain.contains(".") && host.hasSuffix("." + domain)
     }
 
     /// Forgets every cookie.
@@ -70,7 +80,7 @@ public final class CookieJar: Sendable {
             switch key {
             case "domain":
                 let domain = value.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "."))
-                guard host == domain || host.hasSuffix("." + domain) else { return nil }  // foreign domain
+                guard domainMatches(host, domain) else { return nil }  // foreign domain
                 cookie.domain = domain
                 cookie.hostOnly = false
             case "path" where value.hasPrefix("/"): cookie.path = value
