@@ -63,7 +63,7 @@ public final class ImageServer: Sendable {
         results = try ResultCache(memoryBytes: configuration.resultMemoryBytes, directory: configuration.resultCacheDirectory)
         let prometheus = PrometheusMetricsFactory(registry: registry)
         self.metrics = ServerMetrics(factory: metrics.map { MultiplexMetricsHandler(factories: [prometheus, $0]) } ?? prometheus)
-        pipeline = try Self.makePipeline(configuration, allowList: allowList, budget: memoryBudget)
+        pipeline = try Self.makePipeline(configuration, allowList: allowList, budget: memoryBudget, executor: renderExecutor)
         // The first large AVIF, HEIF or JPEG XL render finds a worker waiting, as later ones do.
         configuration.coders.startSpareWorkers()
         if !signer.isEnabled {
@@ -81,7 +81,9 @@ public final class ImageServer: Sendable {
         return try PinnedHTTPConnector(connectTimeout: configuration.fetchTimeout, trustingPEM: configuration.sourceTrustedCertificates)
     }
 
-    static func makePipeline(_ configuration: ImageServerConfiguration, allowList: SourceAllowList, budget: MemoryBudget) throws -> ImagePipeline {
+    static func makePipeline(
+        _ configuration: ImageServerConfiguration, allowList: SourceAllowList, budget: MemoryBudget, executor: ImageWorkExecutor
+    ) throws -> ImagePipeline {
         var download = ImageDownloaderConfiguration()
         download.timeout = configuration.fetchTimeout
         download.maxBodySize = configuration.maxSourceBytes
@@ -107,6 +109,9 @@ public final class ImageServer: Sendable {
             // One cache for every client of the server: RFC 9111's shared cache (no `private`).
             httpCachePolicy: HTTPCachePolicy(isShared: true))
         pipeline.memoryBudget = budget
+        // Sources' headers are read on the render threads: a hostile file's header can take
+        // seconds to walk, and on the cooperative pool it stalled `/health` as long.
+        pipeline.workExecutor = executor
         return ImagePipeline(configuration: pipeline)
     }
 

@@ -111,7 +111,7 @@ public final class ImagePipeline: Sendable {
             let coders = request.context.coders ?? configuration.coders
             let header: ImageHeader
             do {
-                header = try coders.readHeader(original.data)
+                header = try await Self.readHeader(original.data, coders: coders, on: configuration.workExecutor)
             } catch {
                 if original.source == .disk, error.blamesData { await configuration.dataCache?.remove(key: request.dataKey) }
                 let failure = ImagePipelineError.decodingFailed(error)
