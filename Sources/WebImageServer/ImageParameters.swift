@@ -151,9 +151,9 @@ public struct ImageParameters: Sendable {
     /// `watermark`: the server's ``ServerWatermark/digest``, keyed with `wm` (a field only keys
     /// with a watermark have: keys without one are those of before).
     /// `rendering`: the server's settings that change the pixels or bytes of a result (the
-    /// default quality, the largest side, the frames kept; ``ImageServerConfiguration/renderingKey``),
-    /// keyed when not the defaults: a `--cache-dir` kept across a restart with other flags served
-    /// the old renders, under the same strong ETag.
+    /// default quality, the largest side, the frames kept), keyed when not the defaults: a
+    /// `--cache-dir` kept across a restart with other flags served the old renders, under the
+    /// same strong ETag.
     public func cacheKey(
         negotiated: String, color: ColorHandling = .convertToSRGB, watermark digest: String? = nil, rendering: String? = nil
     ) -> String {

@@ -32,7 +32,7 @@ extension ImageServer {
         try checkAllowed(parameters.source)
         let preference = parameters.format == .auto ? FormatNegotiation.preference(accept: request.headers[.accept]) : .none
         let key = parameters.cacheKey(
-            negotiated: preference.rawValue, color: configuration.colorHandling, watermark: mark?.digest, rendering: configuration.renderingKey)
+            negotiated: preference.rawValue, color: configuration.colorHandling, watermark: mark?.digest, rendering: renderingKey)
         var timing: [(String, Duration)] = []
 
         if let (cached, layer) = await results.image(for: key) {

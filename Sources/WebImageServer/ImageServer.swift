@@ -25,6 +25,8 @@ public final class ImageServer: Sendable {
     /// The pipeline that fetches sources (guarded loader, source caches).
     public let pipeline: ImagePipeline
     let signer: URLSigner
+    /// ``ImageServerConfiguration``'s rendering settings as part of every result key, made once.
+    let renderingKey: String?
     let allowList: SourceAllowList
     /// The operator's presets (``ImageServerConfiguration/presets``), checked at start.
     let presets: ImagePresets
@@ -51,6 +53,7 @@ public final class ImageServer: Sendable {
         self.registry = registry
         self.logger = logger
         signer = URLSigner(keys: configuration.signingKeys)
+        renderingKey = configuration.renderingKey
         renderExecutor = ImageWorkExecutor(threads: configuration.renderThreads, name: "wi-render", niceness: configuration.renderNiceness)
         memoryBudget = MemoryBudget(limit: configuration.memoryBudgetBytes)
         allowList = try SourceAllowList(configuration.allowedSources)

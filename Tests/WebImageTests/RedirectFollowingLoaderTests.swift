@@ -47,6 +47,12 @@ struct RedirectFollowingLoaderTests {
             }
             await #expect(throws: Refused.self) { _ = try await Self.load(refusing, origin.url("/redirect/1/small.jpg")) }
             #expect(origin.requestCount(path: "/images/small.jpg") == 0)
+            // Only http and https: a hop to AsyncHTTPClient's `http+unix` would reach a local socket.
+            let plain = RedirectFollowingLoader(base: HTTPDataLoader(maxRedirects: 0))
+            let socket = "http+unix://%2Ftmp%2Fnone.sock/x.png"
+            await #expect(throws: ImageDownloadError.invalidURL(socket)) {
+                _ = try await Self.load(plain, origin.url("/redirect-to?location=" + socket.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!))
+            }
             let short = RedirectFollowingLoader(base: HTTPDataLoader(maxRedirects: 0), maxRedirects: 2)
             await #expect(throws: ImageDownloadError.tooManyRedirects) { _ = try await Self.load(short, origin.url("/redirect/3/small.jpg")) }
             await #expect(throws: ImageDownloadError.tooManyRedirects) { _ = try await Self.load(short, origin.url("/redirect/loop")) }

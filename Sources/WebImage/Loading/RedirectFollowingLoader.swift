@@ -6,7 +6,8 @@ public import Foundation
 ///
 /// The loader it wraps must return a redirect as it is: ``HTTPDataLoader`` with `maxRedirects: 0`.
 /// It follows `301`, `302`, `303`, `307` and `308` with a `Location`, at most `maxRedirects`
-/// times and never back to a URL it has already requested (``ImageDownloadError/tooManyRedirects``),
+/// times, only to `http` and `https` URLs (``ImageDownloadError/invalidURL(_:)``), and never back
+/// to a URL it has already requested (``ImageDownloadError/tooManyRedirects``),
 /// each hop in what is left of the request's timeout. A hop to another origin (scheme, host or
 /// port) is sent without `Authorization`, `Proxy-Authorization`, `Cookie` and `Origin`, as
 /// browsers and curl do. The response's URL is the last hop's.
@@ -50,6 +51,11 @@ public final class RedirectFollowingLoader: DataLoading {
                 return DataTransfer(response: response, body: transfer.body)
             }
             // The redirect's body is dropped unread, which closes its connection.
+            // Only to http and https: AsyncHTTPClient also speaks `http+unix`, and a hop there would
+            // reach a local socket (its own redirects refuse that change of scheme too).
+            guard let scheme = next.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+                throw ImageDownloadError.invalidURL(next.absoluteString)
+            }
             guard visited.insert(next.absoluteString).inserted else { throw ImageDownloadError.tooManyRedirects }
             try await check?(next)
             if !Self.sameOrigin(current.url, next) {
