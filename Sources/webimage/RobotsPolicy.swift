@@ -116,7 +116,7 @@ struct RobotsUnreachable: Error, PermanentlyFailing, CustomStringConvertible {
 }
 
 /// A URL robots.txt disallows for `webimage`: not fetched, recorded as `robots-disallowed`.
-/// `redirect`: the URL was a redirect's target (``RobotsPolicy/checkingRedirects(_:)``).
+/// `redirect`: the URL was a redirect's target (``RobotsPolicy/checkingRedirects()``).
 struct RobotsDisallowed: Error, PermanentlyFailing, CustomStringConvertible {
     var redirect: URL?
     var description: String {
