@@ -10,7 +10,8 @@ import NIOHTTP1
 ///
 /// When the timer fires the connection is closed. A head over the decoder's size or field-count
 /// limit is answered `431` and the connection closed. Sits right after the HTTP/1 decoder, and
-/// puts a ``FirstByteWatcher`` at the front of the pipeline to learn when bytes arrive.
+/// puts a ``FirstByteWatcher`` at the front of the pipeline to learn when bytes arrive. Owns the
+/// connection's ``ConnectionWatch``, closed when the client closes its side or the connection ends.
 final class ConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -20,6 +21,8 @@ final class ConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChannelHan
     private enum Phase { case head, idle, request }
 
     private let limits: ConnectionLimits
+    /// Told when the client goes; read by the requests of this connection.
+    let watch = ConnectionWatch()
     private var phase = Phase.head
     private var inProgress = 0
     private var timer: Scheduled<Void>?
@@ -41,7 +44,16 @@ final class ConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChannelHan
     func channelInactive(context: ChannelHandlerContext) {
         timer?.cancel()
         timer = nil
+        watch.close()
         context.fireChannelInactive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // The server allows half-closure (so a response can still be written after the
+        // client's FIN), which means a client that leaves shows up here and not as an inactive
+        // channel: its renders must hear of it now.
+        if let event = event as? ChannelEvent, event == .inputClosed { watch.close() }
+        context.fireUserInboundEventTriggered(event)
     }
 
     /// Bytes arrived (from ``FirstByteWatcher``): an idle connection starts its next head.

@@ -63,9 +63,15 @@ struct ImageRenderer: Sendable {
     /// Whether an animated result is rendered frame by frame (``AnimationTranscoder``): the
     /// source has a lazy animated decoder (GIF, WebP, APNG, AVIF) and the output format an
     /// animated encoder (GIF, WebP, APNG). Memory then holds a few canvases and the file, not
-    /// every frame; ``RenderBudget`` prices it so.
+    /// every frame; ``RenderBudget`` prices it so. Not when the result is a lossless WebP the
+    /// encode worker writes: libwebp's lossless encoder does not call its progress hook while it
+    /// computes a frame's backward references (seconds for a 2 MP noise frame, measured after a
+    /// 504), so written frame by frame in this process a render overran its deadline by that
+    /// much. Then every frame is made first (priced so, within the output pixel limit) and the
+    /// worker, which a cancel kills, writes the file.
     func streams(_ header: ImageHeader) -> Bool {
         keepsAnimation(header) && [.gif, .webp, .apng, .avif].contains(header.format)
+            && !(outputFormat == .webp && quality >= 100 && coders.isolatesEncode(pixelCount: header.totalPixelCount, as: .webp, quality: 1))
     }
 
     /// The animation decoded, processed and encoded one frame at a time (frames beyond

@@ -30,13 +30,19 @@ extension ImageServer {
 
     /// A render slot, then the source's bytes through the pipeline (guarded loader, source
     /// caches), refused when the header declares more pixels than the server decodes. The slot
-    /// is held on success (the caller releases it, or hands it to ``runOffPool(bytes:for:slot:source:_:)``)
-    /// and released on every failure.
+    /// is held on success (the caller releases it, or hands it to ``runOffPool(bytes:for:slot:watch:source:_:)``)
+    /// and released on every failure. Also returns the client's connection watch, for the render:
+    /// a client that left while waiting for its slot or its source gets no render.
     func fetchSource(
-        _ url: URL, request: Request, peer: SocketAddress?, timing: inout [(String, Duration)]
-    ) async throws(ImageServerError) -> (ImageDataResponse, RenderQueue.Slot) {
+        _ url: URL, request: Request, client: RequestClient, timing: inout [(String, Duration)]
+    ) async throws(ImageServerError) -> (ImageDataResponse, RenderQueue.Slot, ConnectionWatch?) {
         let clock = ContinuousClock()
-        guard let slot = await queue.enter(client: client(of: request, peer: peer)) else { throw .busy }
+        let watch = await client.watch()
+        guard let slot = await queue.enter(client: self.client(of: request, peer: client.peer)) else { throw .busy }
+        if watch?.isClosed == true {
+            slot.release()
+            throw .clientClosed
+        }
         let fetchStart = clock.now
         let original: ImageDataResponse
         do {
@@ -57,16 +63,17 @@ extension ImageServer {
                 width: original.header.pixelWidth, height: original.header.pixelHeight,
                 frames: original.header.frameCount, limit: configuration.maxSourcePixels))
         }
-        return (original, slot)
+        return (original, slot, watch)
     }
 
     /// `work` on the render threads, not the cooperative pool (however heavy, it leaves the event
     /// loops, timers, `/health` and cache hits their threads), once `bytes` of the memory budget
     /// are reserved (waiting at most the processing timeout, then 503; 422 when more than the
-    /// whole budget beside what `original` holds), under the processing deadline. Releases `slot`
-    /// and the reservation when done; `original`'s bytes stay reserved until the work ends.
+    /// whole budget beside what `original` holds), under the processing deadline, and stopped when
+    /// the client leaves (`watch`). Releases `slot` and the reservation when done; `original`'s
+    /// bytes stay reserved until the work ends.
     func runOffPool<T: Sendable>(
-        bytes: Int, for original: ImageDataResponse, slot: RenderQueue.Slot, source: String,
+        bytes: Int, for original: ImageDataResponse, slot: RenderQueue.Slot, watch: ConnectionWatch?, source: String,
         _ work: @escaping @Sendable () throws(ImageServerError) -> T
     ) async throws(ImageServerError) -> T {
         let reservation: MemoryBudget.Reservation
@@ -90,7 +97,11 @@ extension ImageServer {
                 return .failure(error)
             }
         }
-        guard let outcome = await Deadline.value(of: task, timeout: configuration.processingTimeout) else {
+        guard let outcome = await Deadline.value(of: task, timeout: configuration.processingTimeout, closing: watch) else {
+            if watch?.isClosed == true {
+                logger.info("client left; render stopped", metadata: ["url": "\(source)"])
+                throw .clientClosed
+            }
             logger.warning("render timed out", metadata: ["url": "\(source)"])
             throw .processingTimeout
         }

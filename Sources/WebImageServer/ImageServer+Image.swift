@@ -7,20 +7,23 @@ import WebImage
 extension ImageServer {
     /// `GET /img`: check, look up, admit, fetch, render, answer. Every failure is an
     /// ``ImageServerError`` answered as JSON.
-    func image(_ request: Request, peer: SocketAddress?) async -> Response {
+    func image(_ request: Request, client: RequestClient) async -> Response {
         let clock = ContinuousClock(), start = clock.now
         let response: Response
+        var negotiated = false
         do {
-            response = try await render(request, peer: peer, start: start)
+            response = try await render(request, client: client, negotiated: &negotiated)
         } catch {
-            response = errorResponse(error)
+            // Under `format=auto` a failure can depend on the format chosen (an AVIF-only
+            // encoder error), so a cache keeps it per Accept, as it keeps the image.
+            response = errorResponse(error, varyAccept: negotiated)
         }
         metrics.request(status: Int(response.status.code))
         metrics.stage("total", clock.now - start)
         return response
     }
 
-    private func render(_ request: Request, peer: SocketAddress?, start: ContinuousClock.Instant) async throws(ImageServerError) -> Response {
+    private func render(_ request: Request, client: RequestClient, negotiated: inout Bool) async throws(ImageServerError) -> Response {
         try verifySignature(request)
         let query = try presets.expand(request.uri.queryParameters.map { (String($0.key), String($0.value)) })
         let parameters = try ImageParameters(query: query, maxSide: configuration.maxOutputSide)
@@ -30,6 +33,7 @@ extension ImageServer {
         let source = parameters.url.absoluteString
         // Compared part by part with the parsed source; each redirect hop is checked again by the loader.
         try checkAllowed(parameters.source)
+        negotiated = parameters.format == .auto
         let preference = parameters.format == .auto ? FormatNegotiation.preference(accept: request.headers[.accept]) : .none
         let key = parameters.cacheKey(
             negotiated: preference.rawValue, color: configuration.colorHandling, watermark: mark?.digest, rendering: renderingKey)
@@ -42,7 +46,7 @@ extension ImageServer {
         if results.isEnabled { metrics.resultCache("miss") }
 
         // From here the slot is held until the render task ends (or released on the way out).
-        let (original, slot) = try await fetchSource(parameters.url, request: request, peer: peer, timing: &timing)
+        let (original, slot, watch) = try await fetchSource(parameters.url, request: request, client: client, timing: &timing)
         let format = FormatNegotiation.outputFormat(parameters.format, preference: preference, source: original.header)
         let etag = Self.etag(source: original.data, key: key, format: format)
         let caching = ResultCaching(original)
@@ -65,7 +69,7 @@ extension ImageServer {
         }
         let data = original.data, header = original.header, decoding = price.decoding
         let (encoded, timings) = try await traced(format: format) { () async throws(ImageServerError) in
-            try await runOffPool(bytes: price.bytes, for: original, slot: slot, source: source) { () throws(ImageServerError) in
+            try await runOffPool(bytes: price.bytes, for: original, slot: slot, watch: watch, source: source) { () throws(ImageServerError) in
                 try renderer.render(data, header: header, options: decoding)
             }
         }
@@ -110,10 +114,11 @@ extension ImageServer {
         return headers
     }
 
-    func errorResponse(_ error: ImageServerError) -> Response {
+    func errorResponse(_ error: ImageServerError, varyAccept: Bool = false) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
-        if error.status == 429 || error.status == 503 {
+        if varyAccept { headers[.vary] = "Accept" }
+        if error.status == 429 || error.status == 503 || error.status == 499 {
             // Busy, out of memory, a killed worker: this server, this moment. A cache must not
             // keep the answer for the URL, and the client may try again in a second.
             headers[.retryAfter] = "1"

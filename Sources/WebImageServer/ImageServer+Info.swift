@@ -6,13 +6,13 @@ import WebImage
 extension ImageServer {
     /// `GET /info`: the source's format, size, frames, colour profile, average colour, BlurHash
     /// and ThumbHash as JSON (``ImageInfo``). Signed, allow-listed, fetched and limited as `/img`
-    /// is (``verifySignature(_:)``, ``fetchSource(_:request:peer:timing:)``, ``runOffPool(bytes:for:slot:source:_:)``);
+    /// is (``verifySignature(_:)``, ``fetchSource(_:request:client:timing:)``, ``runOffPool(bytes:for:slot:watch:source:_:)``);
     /// every failure is an ``ImageServerError`` answered as JSON.
-    func info(_ request: Request, peer: SocketAddress?) async -> Response {
+    func info(_ request: Request, client: RequestClient) async -> Response {
         let clock = ContinuousClock(), start = clock.now
         let response: Response
         do {
-            response = try await describe(request, peer: peer)
+            response = try await describe(request, client: client)
         } catch {
             response = errorResponse(error)
         }
@@ -29,13 +29,13 @@ extension ImageServer {
         return validator(source: source, fields: fields)
     }
 
-    private func describe(_ request: Request, peer: SocketAddress?) async throws(ImageServerError) -> Response {
+    private func describe(_ request: Request, client: RequestClient) async throws(ImageServerError) -> Response {
         try verifySignature(request)
         let query = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
         let parameters = try InfoParameters(query: query)
         try checkAllowed(parameters.source)
         var timing: [(String, Duration)] = []
-        let (original, slot) = try await fetchSource(parameters.source.url, request: request, peer: peer, timing: &timing)
+        let (original, slot, watch) = try await fetchSource(parameters.source.url, request: request, client: client, timing: &timing)
         // As `/img`: a matching If-None-Match is answered before the decode (the tag names the bytes).
         let etag = Self.infoETag(source: original.data, parameters: parameters)
         let cacheControl = ResultCaching(original).cacheControl(maxAge: configuration.cacheMaxAge)
@@ -52,7 +52,7 @@ extension ImageServer {
         // sent), the thumbnail and the hashes' copies of it (at most 100 px a side).
         let held = MemoryBudget.bytes(toDecode: header, options: options, coders: coders)
         let bytes = held > .max - 4 * 100 * 100 * 4 ? .max : held + 4 * 100 * 100 * 4
-        let info = try await runOffPool(bytes: bytes, for: original, slot: slot, source: parameters.source.url.absoluteString) {
+        let info = try await runOffPool(bytes: bytes, for: original, slot: slot, watch: watch, source: parameters.source.url.absoluteString) {
             () throws(ImageServerError) in try ImageInfo(data, header: header, options: options, components: components, coders: coders)
         }
         let encoder = JSONEncoder()

@@ -121,10 +121,10 @@ public final class ImageServer: Sendable {
     /// Adds `GET img`, `info`, `health`, `ready` and `metrics` to `router` (a router or a group).
     public func addRoutes<Methods: RouterMethods>(to router: Methods) {
         router.get("img") { request, context in
-            await self.image(request, peer: (context as? any RemoteAddressRequestContext)?.remoteAddress)
+            await self.image(request, client: RequestClient(context))
         }
         router.get("info") { request, context in
-            await self.info(request, peer: (context as? any RemoteAddressRequestContext)?.remoteAddress)
+            await self.info(request, client: RequestClient(context))
         }
         router.get("health") { _, _ in Self.text("ok\n", status: .ok) }
         router.get("ready") { _, _ in

@@ -13,6 +13,7 @@ import WebImage
 /// | 415 | `not_an_image` |
 /// | 422 | `undecodable`, `unprocessable` |
 /// | 429 | `busy` |
+/// | 499 | `client_closed` (the client left first; logged and counted, seldom received) |
 /// | 503 | `over_budget`, `worker_killed` |
 /// | 502 | `source_error` |
 /// | 504 | `source_timeout`, `processing_timeout` |
@@ -31,6 +32,7 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
 
     static func badParameter(_ message: String) -> Self { .init(status: 400, code: "bad_parameter", message: message) }
     static let busy = Self(status: 429, code: "busy", message: "too many images are being rendered; try again shortly")
+    static let clientClosed = Self(status: 499, code: "client_closed", message: "the client closed the connection before the image was ready")
     static let processingTimeout = Self(status: 504, code: "processing_timeout", message: "rendering the image took too long")
     static let overBudget = Self(status: 503, code: "over_budget", message: "the server has no memory free for this image now; try again shortly")
     static let workerKilled = Self(status: 503, code: "worker_killed", message: "the process rendering the image was stopped (the server is short of memory); try again shortly")

@@ -36,13 +36,40 @@ extension ServerTests {
                 of: ("noise.jpg", try Self.noise.get()), query: "format=\(format)&q=\(quality)", isolated: format == "avif" || quality == "100")
         }
 
-        /// An animation written as lossless WebP (`q=100`) frame by frame in the server stops at
-        /// the deadline too: libwebp's animation encoder calls the progress hook while it encodes
-        /// a lossless frame (measured through a debug `serve`: 0.09 s of CPU after the 504 for
-        /// frames of 9 MP noise, whose lossless encode takes 10 s each; stop 48's note had
-        /// assumed a whole frame's overrun).
+        /// An animation written as lossless WebP (`q=100`) stops at the deadline too: its frames
+        /// are made first and the encode worker writes the file, killed at the cancel. Written
+        /// frame by frame in the server (stop 48), it stopped at once in most runs (libwebp calls
+        /// the hook inside a lossless frame) but in one full run used the CPU for the whole 2 s
+        /// after the 504: the hook is not called while a frame's backward references are computed.
         @Test func anAnimationWrittenAsLosslessWebPStopsAtTheDeadline() async throws {
-            try await Self.expectAStoppedRender(of: ("noise.webp", try Self.noiseAnimation.get()), query: "format=webp&q=100", isolated: false)
+            try await Self.expectAStoppedRender(of: ("noise.webp", try Self.noiseAnimation.get()), query: "format=webp&q=100", isolated: true)
+        }
+
+        /// The same path when there is time: a 3-frame 200 × 200 GIF asked as lossless WebP comes
+        /// back from the worker animated, frame for frame the GIF's pixels, with its delays.
+        @Test func aLosslessWebPAnimationFromTheWorkerKeepsEveryFrame() async throws {
+            let frames = (0..<3).map { n in
+                let rgba: [UInt8] = [[255, 0, 0, 255], [0, 200, 0, 255], [0, 0, 180, 255]][n]
+                let pixels = (0..<(200 * 200)).flatMap { index in index % 200 < 100 ? rgba : [255, 255, 255, 255] }
+                return ImageFrame(pixels: pixels, duration: .milliseconds([70, 150, 40][n]))
+            }
+            let gif = try GIFCoder().encode(Image(format: .gif, pixelWidth: 200, pixelHeight: 200, frames: frames, loopCount: 0), as: .gif, quality: 1)
+            try await withOrigin(files: ["three.gif": gif]) { origin in
+                let serve = try await ServeCommandTests.ServeProcess(["--allow-private-networks"], environment: ["WEBIMAGE_LOG_LEVEL": "error"])
+                let base = "http://127.0.0.1:\(serve.port)"
+                let source = ServerHarness.encode(origin.imageURL("three.gif").absoluteString)
+                let (status, body) = try await ServeCommandTests.get("\(base)/img?url=\(source)&format=webp&q=100", client: .shared)
+                #expect(status == 200)
+                let webp = try ImageCoderRegistry.default.decode(body)
+                let original = try ImageCoderRegistry.default.decode(gif)
+                #expect(webp.format == .webp && webp.frames.count == 3)
+                #expect(webp.frames.map(\.pixels) == original.frames.map(\.pixels))
+                #expect(webp.frames.map(\.duration) == [.milliseconds(70), .milliseconds(150), .milliseconds(40)])
+                let metrics = String(decoding: try await ServeCommandTests.get("\(base)/metrics", client: .shared).1, as: UTF8.self)
+                #expect(metrics.contains(#"webimage_isolated_encodes_total{outcome="encoded"} 1"#))
+                kill(serve.process.processIdentifier, SIGTERM)
+                #expect(await serve.waitForExit().0 == 0)
+            }
         }
 
         /// `file` rendered with `query` by a `serve` with a 1 s processing deadline: a 504, next to

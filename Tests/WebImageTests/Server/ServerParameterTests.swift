@@ -96,6 +96,17 @@ extension ServerTests {
             }
         }
 
+        /// An error under `format=auto` varies by Accept as the image would (a shared cache kept an
+        /// AVIF-only failure for browsers that never asked for AVIF); a fixed format's does not.
+        @Test func errorsUnderAutoFormatVaryByAccept() async throws {
+            try await withImageServer { harness in
+                let auto = try await harness.image("missing.jpg", [("w", "64")], headers: [("Accept", "image/avif,*/*")])
+                #expect(auto.status == 404 && auto.header("vary") == "Accept")
+                let fixed = try await harness.image("missing.jpg", [("w", "64"), ("format", "png")])
+                #expect(fixed.status == 404 && fixed.header("vary") == nil)
+            }
+        }
+
         @Test func animationsStayAnimatedWhereTheFormatAllows() async throws {
             try await withImageServer { harness in
                 let gif = try Self.decode(try await harness.image("spinner.gif", [("w", "48")]))

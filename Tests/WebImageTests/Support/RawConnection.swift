@@ -85,6 +85,13 @@ final class RawConnection: @unchecked Sendable {
         return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
     }
 
+    /// Closes the sending side only (`shutdown(SHUT_WR)`): the server reads the end of the request stream.
+    func closeSending() {
+        lock.lock()
+        defer { lock.unlock() }
+        if descriptor >= 0 { _ = shutdown(descriptor, Int32(SHUT_WR)) }
+    }
+
     func close() {
         lock.lock()
         defer { lock.unlock() }

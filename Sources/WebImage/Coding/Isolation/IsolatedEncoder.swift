@@ -8,7 +8,8 @@ import Foundation
 /// references (0.75 s of CPU after a cancel at 9 MP was measured); lossy WebP stays, its hook
 /// being called every macroblock row.
 /// Animations given frame by frame (``animatedEncoder(as:_:)``) stay in the process: they stop
-/// between frames.
+/// between frames, and lossy WebP inside them. A caller that needs a lossless WebP animation to
+/// stop at once hands over all its frames in one ``Image`` instead (`serve` does).
 struct IsolatedEncoder: ImageEncoding {
     let encoder: any ImageEncoding
     let isolation: DecodeIsolation
