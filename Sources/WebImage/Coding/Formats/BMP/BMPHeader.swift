@@ -32,7 +32,9 @@ struct BMPHeader {
     /// - Parameters:
     ///   - offset: where the header starts in `bytes`.
     ///   - paletteEnd: where the palette must stop (the pixel data's offset), when known.
-    init(_ bytes: UnsafeRawBufferPointer, at offset: Int, paletteEnd: Int? = nil) throws(ParseError) {
+    ///   - readingPalette: `false` to measure the palette (``end``) without copying it: an ICO
+    ///     directory walk reads the header of every entry, and 65,535 of them took seconds.
+    init(_ bytes: UnsafeRawBufferPointer, at offset: Int, paletteEnd: Int? = nil, readingPalette: Bool = true) throws(ParseError) {
         func u32(_ o: Int) -> UInt32 { UInt32(bytes[offset + o]) | UInt32(bytes[offset + o + 1]) << 8 | UInt32(bytes[offset + o + 2]) << 16 | UInt32(bytes[offset + o + 3]) << 24 }
         func u16(_ o: Int) -> Int { Int(bytes[offset + o]) | Int(bytes[offset + o + 1]) << 8 }
         guard bytes.count - offset >= 12 else { throw ParseError(reason: "header truncated") }
@@ -66,9 +68,11 @@ struct BMPHeader {
             var count = colorsUsed == 0 || colorsUsed > 1 << bitCount ? 1 << bitCount : colorsUsed
             if let paletteEnd { count = min(count, max(0, (paletteEnd - end) / entrySize)) }
             count = min(count, max(0, (bytes.count - end) / entrySize))
-            palette = (0..<count).map { i in
-                let p = end + i * entrySize
-                return UInt32(bytes[p + 2]) | UInt32(bytes[p + 1]) << 8 | UInt32(bytes[p]) << 16 | 0xFF00_0000
+            if readingPalette {
+                palette = (0..<count).map { i in
+                    let p = end + i * entrySize
+                    return UInt32(bytes[p + 2]) | UInt32(bytes[p + 1]) << 8 | UInt32(bytes[p]) << 16 | 0xFF00_0000
+                }
             }
             end += count * entrySize
         }

@@ -10,17 +10,23 @@ struct GIFScan {
     var loopCount: Int
     var repairs: ImageRepairs = []
 
+    /// Where a frame lies on the canvas.
+    private struct Bounds {
+        var left, top, width, height: Int
+    }
+
     init(_ bytes: PinnedBytes) throws(ImageDecodingError) {
         let stream = try GIFStream(bytes)
         var hasAlpha = false
-        var bounds: [(left: Int, top: Int, width: Int, height: Int)] = []
+        var bounds: [Bounds] = []
         var inPixels = false
         do throws(ImageDecodingError) {
-            while let frame = try stream.nextFrame() {
+            while let frame = try stream.nextFrame(withPalette: false) {
                 frameAreas.append(frame.width * frame.height)
                 durations.append(ImageFrame.clampedDuration(milliseconds: frame.delayCentiseconds * 10))
-                bounds.append((frame.left, frame.top, frame.width, frame.height))
-                hasAlpha = hasAlpha || stride(from: 3, to: frame.palette.count, by: 4).contains { frame.palette[$0] == 0 }
+                bounds.append(Bounds(left: frame.left, top: frame.top, width: frame.width, height: frame.height))
+                // The transparent index has alpha 0 whether or not the palette reaches it.
+                hasAlpha = hasAlpha || frame.transparentIndex != nil
                 if frame.paletteCount == 0 || frame.transparentBeyondPalette { repairs.insert(.paletteMismatch) }
                 if frame.hasWideCodes { repairs.insert(.codingBeyondSpec) }
                 inPixels = true

@@ -13,8 +13,11 @@ final class GIFStream {
     struct Frame {
         var left, top, width, height: Int
         var interlaced: Bool
-        /// 256 RGBA entries (missing ones opaque black); the transparent index has alpha 0.
+        /// 256 RGBA entries (missing ones opaque black); the transparent index has alpha 0. Empty
+        /// when the frame was read for a walk (``nextFrame(withPalette:)``).
         var palette: [UInt8]
+        /// The transparent index, when the frame has one (0…255).
+        var transparentIndex: Int?
         /// Colours in the palette the frame uses (local, else global); 0 when it has none.
         var paletteCount: Int
         /// The transparent index lies beyond `paletteCount` (it is honoured all the same).
@@ -62,8 +65,10 @@ final class GIFStream {
     }
 
     /// The next frame's descriptor, extensions before it consumed; `nil` at the trailer.
-    /// Follow it with ``readRows(of:_:)`` or ``skipPixels()``.
-    func nextFrame() throws(ImageDecodingError) -> Frame? {
+    /// Follow it with ``readRows(of:_:)`` or ``skipPixels()``. A walk that only counts and
+    /// measures frames leaves out the palette (`withPalette: false`): building it was most of
+    /// the cost of walking a GIF of 600,000 one-pixel frames.
+    func nextFrame(withPalette: Bool = true) throws(ImageDecodingError) -> Frame? {
         while true {
             var type = UNDEFINED_RECORD_TYPE
             try check(DGifGetRecordType(gif, &type))
@@ -75,7 +80,7 @@ final class GIFStream {
                     guard let size = wideCodeSize(descriptorAt: descriptor) else { throw Self.error(gif.pointee.Error) }
                     wideCodeSize = size
                 }
-                var next = frame()
+                var next = frame(withPalette: withPalette)
                 next.hasWideCodes = wideCodeSize != nil
                 return next
             case EXTENSION_RECORD_TYPE:
@@ -134,26 +139,31 @@ final class GIFStream {
         return Int32(available)
     }
 
-    private func frame() -> Frame {
+    private func frame(withPalette: Bool) -> Frame {
         let desc = gif.pointee.Image
-        var palette = [UInt8](repeating: 0, count: 256 * 4)
-        for i in 0..<256 { palette[i * 4 + 3] = 255 }
-        var paletteCount = 0
-        if let map = desc.ColorMap ?? gif.pointee.SColorMap, let colors = map.pointee.Colors {
-            paletteCount = min(Int(map.pointee.ColorCount), 256)
-            for i in 0..<paletteCount {
-                palette[i * 4] = colors[i].Red
-                palette[i * 4 + 1] = colors[i].Green
-                palette[i * 4 + 2] = colors[i].Blue
-            }
-        }
+        let map = desc.ColorMap ?? gif.pointee.SColorMap
+        let colors = map?.pointee.Colors
+        let paletteCount = colors == nil ? 0 : min(max(Int(map?.pointee.ColorCount ?? 0), 0), 256)
         let transparent = Int(control.TransparentColor)
-        if (0..<256).contains(transparent) {
-            for c in 0..<4 { palette[transparent * 4 + c] = 0 }
+        let transparentIndex = (0..<256).contains(transparent) ? transparent : nil
+        var palette: [UInt8] = []
+        if withPalette {
+            palette = [UInt8](repeating: 0, count: 256 * 4)
+            for i in 0..<256 { palette[i * 4 + 3] = 255 }
+            if let colors {
+                for i in 0..<paletteCount {
+                    palette[i * 4] = colors[i].Red
+                    palette[i * 4 + 1] = colors[i].Green
+                    palette[i * 4 + 2] = colors[i].Blue
+                }
+            }
+            if let transparentIndex {
+                for c in 0..<4 { palette[transparentIndex * 4 + c] = 0 }
+            }
         }
         let result = Frame(
             left: Int(desc.Left), top: Int(desc.Top), width: Int(desc.Width), height: Int(desc.Height),
-            interlaced: desc.Interlace, palette: palette, paletteCount: paletteCount,
+            interlaced: desc.Interlace, palette: palette, transparentIndex: transparentIndex, paletteCount: paletteCount,
             transparentBeyondPalette: transparent >= paletteCount, disposal: Int(control.DisposalMode),
             delayCentiseconds: Int(control.DelayTime))
         // A graphic control extension applies to the next image only.

@@ -6,6 +6,9 @@ struct ICODirectory {
         var width: Int, height: Int
         var bitCount: Int
         var isPNG: Bool
+        /// A bitmap entry's bytes before its colour rows (header, masks, palette), and its row
+        /// length: enough to tell whether the rows fit without reading the header again.
+        var bitmapStart = 0, rowBytes = 0
         /// The directory's size was too small for the entry, which was read to the end of the
         /// data instead (as Chromium and Pillow read entries: from their offset on).
         var sizeIgnored = false
@@ -48,16 +51,18 @@ struct ICODirectory {
             let width = Int(PNGChunks.readUInt32(slice, 16)), height = Int(PNGChunks.readUInt32(slice, 20))
             return Entry(range: range, width: width, height: height, bitCount: 32, isPNG: true)
         }
-        guard let header = try? BMPHeader(slice, at: 0) else { return nil }
-        return Entry(range: range, width: header.width, height: header.height / 2, bitCount: header.bitCount, isPNG: false)
+        guard let header = try? BMPHeader(slice, at: 0, readingPalette: false) else { return nil }
+        return Entry(
+            range: range, width: header.width, height: header.height / 2, bitCount: header.bitCount, isPNG: false,
+            bitmapStart: header.end, rowBytes: header.stride)
     }
 
     /// Whether a bitmap entry's header and colour rows lie inside `range` (the AND mask may
     /// be missing; a PNG entry's end is its decoder's to judge).
     private static func fits(_ entry: Entry, _ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> Bool {
-        guard !entry.isPNG, let header = try? BMPHeader(UnsafeRawBufferPointer(rebasing: bytes[range]), at: 0) else { return true }
-        let (rows, overflow) = header.stride.multipliedReportingOverflow(by: entry.height)
-        return !overflow && header.end <= range.count && rows <= range.count - header.end
+        guard !entry.isPNG else { return true }
+        let (rows, overflow) = entry.rowBytes.multipliedReportingOverflow(by: entry.height)
+        return !overflow && entry.bitmapStart <= range.count && rows <= range.count - entry.bitmapStart
     }
 
     /// The largest entry (then the deepest), or with `size` the smallest whose longer side is
