@@ -158,4 +158,37 @@ struct IdentityIsolationTests {
             Self.expectImage(try await pipeline.image(for: url), of: anonymous, "image(for: url) too")
         }
     }
+
+    /// A URL's own user and password (`http://alice:pw@host/…`) answer the origin's challenge as
+    /// credentials and are the caller's identity: a caller of the plain URL is challenged, not
+    /// served her cached image, and the password is written nowhere in the disk cache (red team, stop 49: it was
+    /// not sent, yet stored in clear text in the cache index).
+    @Test func aURLsUserAndPasswordAreCredentialsNotPartOfTheURL() async throws {
+        try await withOrigin { origin in
+            let directory = try temporaryDirectory()
+            let pipeline = ImagePipeline(configuration: .init(
+                memoryCache: MemoryCache(), dataCache: try DiskCache(directory: directory), identity: .standard))
+            let url = Self.url(for: .disk, kind: .credentials, origin: origin)
+            var components = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false))
+            components.user = "alice"
+            components.password = "pw-secret"
+            let withUser = try #require(components.url)
+            let request = ImageRequest(url: withUser)
+            #expect(request.url == url && request.download.credentials == Credentials(user: "alice", password: "pw-secret"))
+            let alice = IdentityImages.identity(authorization: Credentials(user: "alice", password: "pw-secret").basicAuthorization)
+            Self.expectImage(try await pipeline.image(for: request.options(.waitStoreCache)), of: alice, "the URL's user gets her image")
+            Self.expectImage(try await pipeline.image(for: withUser), of: alice, "image(for: url) too")
+            // The origin challenges a caller without credentials: the plain URL is refused, not
+            // answered from alice's cached image.
+            await #expect(throws: ImagePipelineError.self) { try await pipeline.image(for: ImageRequest(url: url).options(.waitStoreCache)) }
+            await #expect(throws: ImagePipelineError.self) { try await pipeline.image(for: url) }
+            // Nothing the cache wrote holds the password.
+            let files = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+            #expect(!files.isEmpty)
+            for file in files where (try? file.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+                let bytes = try Data(contentsOf: file)
+                #expect(bytes.firstRange(of: Data("pw-secret".utf8)) == nil, "\(file.lastPathComponent) holds the password")
+            }
+        }
+    }
 }

@@ -9,14 +9,25 @@ public import Foundation
 /// let result = try await downloader.download(request)
 /// ```
 public struct ImageDownloadRequest: Sendable, Hashable {
-    public var url: URL
+    /// The image's URL; a user and password given in it move to ``credentials``.
+    public var url: URL {
+        didSet {
+            let (plain, inURL) = Credentials.split(url)
+            guard let inURL else { return }
+            url = plain
+            credentials = credentials ?? inURL
+        }
+    }
     public var priority: RequestPriority
     /// Extra headers for this request (added after the downloader's global headers).
     public var headers: [HTTPField]
     /// Overrides the downloader's timeout for this request.
     public var timeout: Duration?
     /// Used when the server challenges with `401` and `WWW-Authenticate: Basic`; overrides the
-    /// downloader's credentials.
+    /// downloader's credentials. A URL's own user and password (`https://me:secret@host/a.png`)
+    /// become these credentials when none are given, and leave the URL, as URLSession, curl and
+    /// Python's requests use them: they are then part of the request's identity, never of a cache
+    /// key's or an index's URL.
     public var credentials: Credentials?
     /// Cache validators to send (`If-None-Match`, `If-Modified-Since`); a `304` answer is a
     /// result with ``DownloadResult/isNotModified`` set (no body).
@@ -40,11 +51,12 @@ public struct ImageDownloadRequest: Sendable, Hashable {
         timeout: Duration? = nil, credentials: Credentials? = nil, validators: CacheValidators? = nil,
         identity: String? = nil, progressInterval: Duration = .zero, wantsPartialData: Bool = false
     ) {
-        self.url = url
+        let (plain, inURL) = Credentials.split(url)
+        self.url = plain
         self.priority = priority
         self.headers = headers
         self.timeout = timeout
-        self.credentials = credentials
+        self.credentials = credentials ?? inURL
         self.validators = validators
         self.identity = identity
         self.progressInterval = progressInterval
@@ -60,6 +72,17 @@ public struct Credentials: Sendable, Hashable {
     public init(user: String, password: String) {
         self.user = user
         self.password = password
+    }
+
+    /// `url` without its user and password, and those as credentials (percent-decoded; a user
+    /// without a password has an empty one). A URL without them comes back as it is.
+    static func split(_ url: URL) -> (URL, Credentials?) {
+        guard url.user != nil || url.password != nil,
+              var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return (url, nil) }
+        let credentials = Credentials(user: components.user ?? "", password: components.password ?? "")
+        components.user = nil
+        components.password = nil
+        return (components.url ?? url, credentials)
     }
 
     /// The `Authorization` header value.

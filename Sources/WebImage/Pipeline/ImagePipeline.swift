@@ -62,8 +62,12 @@ public final class ImagePipeline: Sendable {
         // was a measurable part of a caller's cost.
         // A downloader that adds an identity (a jar cookie, global credentials) makes this a
         // request with one: its keys are not the plain URL's.
-        if configuration.downloader.mayAddIdentity || variedKeys.isUsed { return try await image(for: ImageRequest(url: url)) }
         let key = url.absoluteString
+        // A user and password in the URL are credentials (``ImageDownloadRequest/credentials``):
+        // such a URL's keys are not its string. Any `@` takes the full path (rare in a path).
+        if configuration.downloader.mayAddIdentity || variedKeys.isUsed || key.utf8.contains(UInt8(ascii: "@")) {
+            return try await image(for: ImageRequest(url: url))
+        }
         if let reference = configuration.memoryCache?.reference(forKey: key) {
             metrics.memoryHits.increment()
             return ImageResponse(memoryHit: reference, url: url)
@@ -139,8 +143,9 @@ public final class ImagePipeline: Sendable {
 
     /// The decoded image for `url` in the memory cache, looked up synchronously.
     public func cachedImage(for url: URL) -> Image? {
-        configuration.downloader.mayAddIdentity || variedKeys.isUsed
-            ? cachedImage(for: ImageRequest(url: url)) : cachedImage(forKey: url.absoluteString)
+        let key = url.absoluteString
+        return configuration.downloader.mayAddIdentity || variedKeys.isUsed || key.utf8.contains(UInt8(ascii: "@"))
+            ? cachedImage(for: ImageRequest(url: url)) : cachedImage(forKey: key)
     }
 
     /// The original bytes for `request` in the disk cache, if any.
