@@ -127,6 +127,9 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Write an HTML contact sheet of the run to FILE (self-contained: thumbnails, failures, charts).")
     var report: String?
 
+    @Option(name: .long, help: "Images shown on the --report sheet at most, 1…100000 (default 10000); the totals and charts count them all.")
+    var reportImages = FetchReport.defaultCells
+
     @Option(name: .long, help: "File name template: {index} (input line), {hash} (of the URL), {basename}, {ext} (the format's), e.g. {index}-{basename}.{ext}.")
     var name: String?
 
@@ -136,6 +139,7 @@ struct FetchCommand: AsyncParsableCommand {
     func validate() throws {
         if let userAgent { try CLIUserAgent.validate(userAgent) }
         guard concurrency > 0 else { throw ValidationError("--concurrency must be at least 1") }
+        guard (1...FetchReport.maxCells).contains(reportImages) else { throw ValidationError("--report-images must be 1…\(FetchReport.maxCells)") }
         guard cacheSizeMb.map({ $0 > 0 }) ?? true else { throw ValidationError("--cache-size-mb must be at least 1") }
         guard cacheMaxAge.map({ $0 >= 0 }) ?? true else { throw ValidationError("--cache-max-age must not be negative") }
         guard retries.map({ $0 >= 0 }) ?? true else { throw ValidationError("--retries must not be negative") }
@@ -226,7 +230,7 @@ struct FetchCommand: AsyncParsableCommand {
                 agents: CLIUserAgent.robotsAgents(for: userAgent)),
             outputDirectory: outputDir, concurrency: concurrency, limiter: hosts, nameTemplate: name,
             skipExisting: skipExisting, jsonl: jsonl, arguments: urls, input: input, shard: shard.flatMap(Shard.init),
-            showProgress: !json && isatty(STDOUT_FILENO) == 1, report: report, inputFormat: resolvedInputFormat,
+            showProgress: !json && isatty(STDOUT_FILENO) == 1, report: report, reportImages: reportImages, inputFormat: resolvedInputFormat,
             columns: datasetColumns,
             dataset: outputFormat == "webdataset" ? WebDatasetWriter(directory: outputDir, shardSize: shardSize, prefix: WebDatasetWriter.prefix(shard: shard.flatMap(Shard.init))) : nil, robots: robots,
             retryFailed: retryFailed, retriesPerLine: retries ?? RetryPolicy().maxRetries)

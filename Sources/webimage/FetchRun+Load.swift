@@ -9,7 +9,9 @@ extension FetchRun {
     /// retries of other failures: ``retriesPerLine`` in all): the run parks it until its host
     /// is due, so the wait holds none of the `--concurrency` slots (the downloader does not wait
     /// for a `Retry-After` in `fetch`: ``RetryPolicy/leavesRetryAfterToTheCaller``).
-    func load(_ next: ParkedLoads.Load, names: OutputNames, limiter: HostLimiter?, acquired: Bool, thumbnailSide: Int?) async -> Outcome {
+    func load(
+        _ next: ParkedLoads.Load, names: OutputNames, limiter: HostLimiter?, acquired: Bool, thumbnailSide: Int?, cells: FetchReport.CellCount?
+    ) async -> Outcome {
         let (url, entry, sample) = (next.url, next.entry, next.sample)
         let host = url.host ?? ""
         // Before the caches too: a disallowed URL is not written from an earlier run's copy either;
@@ -43,7 +45,7 @@ extension FetchRun {
                 // A write stopped by Ctrl-C is a cancelled line, not an output error.
                 throw Self.isCancellation(error) ? error : UnwrittenOutput(error: error)
             }
-            if let thumbnailSide { thumbnail = await FetchReport.thumbnail(of: fetched.data, side: thumbnailSide, budget: pipeline.configuration) }
+            if let thumbnailSide, cells?.hasRoom == true { thumbnail = await FetchReport.thumbnail(of: fetched.data, side: thumbnailSide, budget: pipeline.configuration) }
             result = .success((fetched, name))
         } catch {
             if await isBackOff(error, host: host, limiter: limiter), next.budget.draw() {

@@ -21,8 +21,9 @@ struct FetchRun: Sendable {
     var input: String?
     var shard: Shard?
     var showProgress: Bool
-    /// `--report FILE`: the HTML contact sheet.
+    /// `--report FILE`: the HTML contact sheet, of at most `reportImages` images (`--report-images`).
     var report: String?
+    var reportImages = FetchReport.defaultCells
     /// `--input-format` and the dataset columns of a CSV, TSV or JSONL list.
     var inputFormat: InputFormat = .txt
     var columns = DatasetColumns()
@@ -66,8 +67,9 @@ struct FetchRun: Sendable {
         let names = OutputNames(folder: FolderNames(directory: outputDirectory, recorded: manifest.index), template: nameTemplate)
         OutputFile.removeStaleTemporaries(in: outputDirectory)
         let total = shard == nil && retryFailed == nil ? URLSource.lineCount(input).map { $0 + arguments.count } : nil
-        let sheet = report.map { FetchReport(path: $0) }
+        let sheet = report.map { FetchReport(path: $0, cells: reportImages) }
         let thumbnailSide = sheet == nil ? nil : FetchReport.thumbnailSide(expected: total)
+        let cells = sheet?.cells
         let progress = showProgress ? Terminal().progressBar(title: "Fetching \(total.map { "\($0) lines of " } ?? "")images") : nil
         progress?.start()
         defer { progress.map { bar in if Task.isCancelled { bar.fail() } else { bar.succeed() } } }
@@ -129,7 +131,7 @@ struct FetchRun: Sendable {
             func start(_ next: ParkedLoads.Load, acquired: Bool) {
                 running += 1
                 group.addTask {
-                    await load(next, names: names, limiter: limiter, acquired: acquired, thumbnailSide: thumbnailSide)
+                    await load(next, names: names, limiter: limiter, acquired: acquired, thumbnailSide: thumbnailSide, cells: cells)
                 }
             }
             /// A wake-up when the first parked host is due, unless one comes by then (none if

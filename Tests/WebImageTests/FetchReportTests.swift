@@ -82,3 +82,31 @@ struct FetchReportTests {
         }
     }
 }
+
+extension FetchReportTests {
+    /// `fetch --report` keeps at most `--report-images` images on its sheet (10,000 by default,
+    /// as many as `webimage report` merges) and says how many more there were: a run of millions
+    /// kept every thumbnail in memory until it ended (#30). The totals still count every image.
+    @Test func theSheetStopsAtItsImageLimit() async throws {
+        try await withOrigin { origin in
+            let dir = temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let list = dir.appendingPathComponent("list.txt")
+            try (1...130).map { origin.imageURL("small.jpg", query: "n=\($0)").absoluteString }.joined(separator: "\n")
+                .write(to: list, atomically: true, encoding: .utf8)
+            let report = dir.appendingPathComponent("report.html")
+            let result = try await WebImageCommand.run([
+                "fetch", "--input", list.path, "--output", dir.appendingPathComponent("out").path, "--no-cache",
+                "--report", report.path, "--report-images", "100",
+            ])
+            #expect(result.status == 0, "\(result.stderr.suffix(500))")
+            let html = try String(contentsOf: report, encoding: .utf8)
+            #expect(html.components(separatedBy: "<figure class=\"image\">").count - 1 == 100)
+            #expect(html.components(separatedBy: "src=\"data:image/webp;base64,").count - 1 == 100)
+            #expect(html.contains("30 more images were written; the sheet shows the first 100"))
+            #expect(html.contains("id=\"count-succeeded\">130<"))
+            let refused = try await WebImageCommand.run(["fetch", "x", "--output", dir.path, "--report", report.path, "--report-images", "0"])
+            #expect(refused.status != 0 && refused.stderr.contains("--report-images must be 1…100000"))
+        }
+    }
+}

@@ -7,8 +7,15 @@ import WebImage
 /// time and of the time per image — one self-contained HTML file (``ReportTemplate``).
 ///
 /// Thumbnails are at most 96 pixels (64 past 2,000 images), WebP at quality 50 as data URIs:
-/// about 1–2 KB each, so 10,000 images stay well under 20 MB.
+/// about 1–2 KB each, so 10,000 images stay well under 20 MB. The sheet shows the first
+/// `--report-images` images (10,000, as many as `webimage report` merges) and says how many
+/// more there were (the charts and totals count them all; `--jsonl` lists them): a run of
+/// millions kept every thumbnail in memory until it ended.
 final class FetchReport {
+    /// Images shown on the sheet by default (``RecordMerge/maxThumbnails``), and at most.
+    static let defaultCells = RecordMerge.maxThumbnails
+    static let maxCells = 100_000
+
     struct Entry {
         var file: String
         var format: String
@@ -21,12 +28,17 @@ final class FetchReport {
     }
 
     private var entries: [Entry] = []
+    /// Images written beyond ``maxCells``.
+    private var omitted = 0
     /// Seconds since the start at which each image finished (for the throughput chart).
     private var finishTimes: [Double] = []
     private var times: [Double] = []
     private let path: String
 
-    init(path: String) { self.path = path }
+    init(path: String, cells: Int = FetchReport.defaultCells) {
+        self.path = path
+        self.cells = CellCount(limit: cells)
+    }
 
     /// The thumbnail side for a run of about `expected` images.
     static func thumbnailSide(expected: Int?) -> Int { (expected ?? 0) > 2000 ? 64 : 96 }
@@ -56,14 +68,32 @@ final class FetchReport {
         return "data:image/webp;base64," + webp.base64EncodedString()
     }
 
+    /// The sheet's cells taken so far, for the loads to ask before they make a thumbnail.
+    let cells: CellCount
+
+    /// Cells taken, read from the loads' tasks while ``add(_:thumbnail:at:)`` counts on the
+    /// run's: a count a little stale only makes a few thumbnails that are then dropped.
+    final class CellCount: Sendable {
+        let limit: Int
+        private let count = Locked(0)
+        init(limit: Int) { self.limit = limit }
+        var hasRoom: Bool { count.withLock { $0 } < limit }
+        func take() { count.withLock { $0 += 1 } }
+    }
+
     func add(_ record: FetchRecord, thumbnail: String?, at elapsed: Double) {
         guard record.status == "ok" else { return }
+        finishTimes.append(elapsed)
+        times.append(record.ms ?? 0)
+        guard entries.count < cells.limit else {
+            omitted += 1
+            return
+        }
+        cells.take()
         entries.append(Entry(
             file: record.file ?? "", format: record.format ?? "", width: record.width ?? 0, height: record.height ?? 0,
             size: ByteCountFormatter.string(fromByteCount: Int64(record.bytes ?? 0), countStyle: .file),
             ms: String(format: "%.0f", record.ms ?? 0), source: record.source ?? "", thumbnail: thumbnail))
-        finishTimes.append(elapsed)
-        times.append(record.ms ?? 0)
     }
 
     func write(summary: FetchSummary) throws {
@@ -93,6 +123,7 @@ final class FetchReport {
             "hasFailures": !summary.failures.isEmpty,
             "failures": summary.failures.map { ["line": $0.line.map(String.init) ?? "", "url": $0.url, "error": $0.error] },
             "sections": sections, "cellWidth": side + 40, "thumbnailSide": side,
+            "omitted": omitted > 0 ? "\(omitted) more images were written; the sheet shows the first \(cells.limit) (`--jsonl` lists every one)." : "",
         ]
     }
 }

@@ -66,6 +66,7 @@ enum ReportTemplate {
     {{#images}}<figure class="image">{{#thumbnail}}<img src="{{thumbnail}}" alt="{{file}}" loading="lazy" decoding="async">{{/thumbnail}}{{^thumbnail}}<div class="none">no preview</div>{{/thumbnail}}<figcaption><b>{{file}}</b><br>{{format}} {{width}}×{{height}} · {{size}}<br>{{ms}} ms · <span class="source-{{source}}">{{source}}</span></figcaption></figure>
     {{/images}}</section>
     {{/sections}}
+    {{#omitted}}<p class="omitted">{{omitted}}</p>{{/omitted}}
     </body>
     </html>
     """#
