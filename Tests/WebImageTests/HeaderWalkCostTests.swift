@@ -11,7 +11,7 @@ import Testing
 extension HeavyTests {
     @Suite("Header walks: cheap whatever the count")
     struct HeaderWalkCostTests {
-        /// 600,000 one-pixel frames, each with a graphic control block (14 MB).
+        /// `count` one-pixel frames, each with a graphic control block (23 bytes a frame).
         static func manyFrameGIF(_ count: Int) -> Data {
             let screen: [UInt8] = le16(1) + le16(1) + [0x80, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF]
             let loop: [UInt8] = [0x21, 0xFF, 0x0B] + Array("NETSCAPE2.0".utf8) + [0x03, 0x01, 0x00, 0x00, 0x00]
@@ -78,9 +78,10 @@ extension HeavyTests {
         }
 
         @Test func aGIFOfManyFramesIsWalkedQuickly() async throws {
-            let (header, spent) = try await offPool { try Self.timedHeader(Self.manyFrameGIF(600_000)) }
-            #expect(header.format == .gif && header.frameCount == 600_000 && !header.hasAlpha)
-            #expect(spent < .seconds(4), "the walk took \(spent) of CPU")
+            // 200,000 frames (4.6 MB): about 4 s before, 0.35 s now (a debug build).
+            let (header, spent) = try await offPool { try Self.timedHeader(Self.manyFrameGIF(200_000)) }
+            #expect(header.format == .gif && header.frameCount == 200_000 && !header.hasAlpha)
+            #expect(spent < .seconds(2), "the walk took \(spent) of CPU")
             // The transparent index still makes the header say alpha, without the palette built.
             var transparent = Self.manyFrameGIF(2)
             let control = try #require(transparent.firstRange(of: Data([0x21, 0xF9, 0x04])))
