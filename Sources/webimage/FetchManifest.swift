@@ -11,7 +11,8 @@ import WebImage
 ///
 /// With `resume`, what earlier runs recorded is streamed into a ``ManifestIndex`` at the start (a
 /// temporary SQLite file in the folder, `.webimage-fetch-index.sqlite.partial-PID-…`, removed by
-/// ``close()`` or, after a kill, by the next run's ``OutputFile/removeStaleTemporaries(in:)``),
+/// ``close()`` or, after a kill, by the next run's ``OutputFile/removeStaleTemporaries(in:prefix:)``;
+/// in the system's temporary folder when the output folder cannot take it, swept the same way),
 /// so the memory taken does not grow with the manifest.
 final class FetchManifest {
     struct Line: Codable {
@@ -100,13 +101,23 @@ final class FetchManifest {
 
 extension ManifestIndex {
     /// A new index in the output folder (where the images go, so there is room; a hidden
-    /// temporary name a later run cleans up), else in the system's temporary folder.
+    /// temporary name a later run cleans up), else in the system's temporary folder (where every
+    /// run removes the indexes of killed runs: ``removeStaleIndexes()``).
     static func create(near directory: URL) throws -> ManifestIndex {
-        let name = "webimage-fetch-index.sqlite"
+        let temporary = FileManager.default.temporaryDirectory
         do {
-            return try ManifestIndex(path: OutputFile.temporaryPath(for: name, in: directory))
+            return try ManifestIndex(path: OutputFile.temporaryPath(for: fileName, in: directory))
         } catch {
-            return try ManifestIndex(path: OutputFile.temporaryPath(for: name, in: FileManager.default.temporaryDirectory))
+            return try ManifestIndex(path: OutputFile.temporaryPath(for: fileName, in: temporary))
         }
+    }
+
+    private static let fileName = "webimage-fetch-index.sqlite"
+
+    /// Removes the indexes killed runs left in the system's temporary folder: only files of this
+    /// name whose run is gone (the folder is shared with every other program).
+    static func removeStaleIndexes() {
+        OutputFile.removeStaleTemporaries(
+            in: FileManager.default.temporaryDirectory, prefix: ".\(fileName)\(OutputFile.temporaryMarker)")
     }
 }

@@ -66,6 +66,7 @@ struct FetchRun: Sendable {
         // run is given the name of a file kept for a URL met later; so is every file in the folder.
         let names = OutputNames(folder: FolderNames(directory: outputDirectory, recorded: manifest.index), template: nameTemplate)
         OutputFile.removeStaleTemporaries(in: outputDirectory)
+        ManifestIndex.removeStaleIndexes()
         let total = shard == nil && retryFailed == nil ? URLSource.lineCount(input).map { $0 + arguments.count } : nil
         let sheet = report.map { FetchReport(path: $0, cells: reportImages) }
         let thumbnailSide = sheet == nil ? nil : FetchReport.thumbnailSide(expected: total)

@@ -6,7 +6,7 @@ import Foundation
 /// ``NoReplaceRename``); the caller takes the next suffix when it is not. On any error (a full
 /// disk, a file size limit, a folder that became unwritable) the temporary file is removed and
 /// the error names the file and the cause ("No space left on device"). Temporary files a killed
-/// run left are removed by the next run (``removeStaleTemporaries(in:)``).
+/// run left are removed by the next run (``removeStaleTemporaries(in:prefix:)``).
 enum OutputFile {
     /// The marker in a temporary file's name: `.NAME.partial-PID-RANDOM`.
     static let temporaryMarker = ".partial-"
@@ -59,9 +59,10 @@ enum OutputFile {
 
     /// Removes the temporary files of runs that are gone (killed): those whose process id is no
     /// longer a running process. Another run's files, still being written, are left alone.
-    static func removeStaleTemporaries(in directory: URL) {
+    /// With `prefix`, only names that start with it (in a folder others share, like /tmp).
+    static func removeStaleTemporaries(in directory: URL, prefix: String = ".") {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
-        for name in names where name.hasPrefix(".") {
+        for name in names where name.hasPrefix(prefix) {
             guard let marker = name.range(of: temporaryMarker, options: .backwards),
                   let pid = name[marker.upperBound...].split(separator: "-").first.flatMap({ Int32($0) }), pid > 0 else { continue }
             if pid == getpid() || kill(pid, 0) == 0 || errno != ESRCH { continue }

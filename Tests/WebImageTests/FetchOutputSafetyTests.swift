@@ -80,6 +80,31 @@ struct FetchOutputSafetyTests {
     }
 
     /// The manifest's files by URL (the last line of a URL counts; a torn line is skipped).
+    /// A resumed run whose index could not go in the output folder puts it in the system's
+    /// temporary folder; a killed run's index there was never removed (#30). Every run now
+    /// removes such files of runs that are gone, and only those: not a live run's, not another
+    /// program's file in the shared folder.
+    @Test func aKilledRunsIndexInTheTemporaryFolderIsRemoved() async throws {
+        try await withOrigin { origin in
+            let dir = temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let temporary = dir.appendingPathComponent("tmp")
+            try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+            let ended = try ChildProcess(["--help"])  // a process that has ended: its pid is free
+            _ = await ended.exit()
+            let dead = temporary.appendingPathComponent(".webimage-fetch-index.sqlite.partial-\(ended.pid)-1")
+            let live = temporary.appendingPathComponent(".webimage-fetch-index.sqlite.partial-\(getpid())-2")
+            let others = temporary.appendingPathComponent(".someone-else.partial-\(ended.pid)-3")
+            for file in [dead, live, others] { try Data("x".utf8).write(to: file) }
+            let run = try await WebImageCommand.run(
+                ["fetch", origin.imageURL("small.jpg").absoluteString, "--output", dir.appendingPathComponent("out").path, "--no-cache", "--skip-existing"],
+                environment: ["TMPDIR": temporary.path])
+            #expect(run.status == 0, "\(run.stderr)")
+            let left = Set(try FileManager.default.contentsOfDirectory(atPath: temporary.path))
+            #expect(left == [live.lastPathComponent, others.lastPathComponent], "\(left)")
+        }
+    }
+
     static func manifest(_ path: URL) throws -> [String: String] {
         var files: [String: String] = [:]
         for line in try String(contentsOf: path, encoding: .utf8).split(separator: "\n") {
