@@ -23,6 +23,14 @@ public struct S3Configuration: Sendable {
     public var region: String
     /// `http(s)://host[:port]` of an S3-compatible service, addressed path-style; `nil`: AWS.
     public var endpoint: URL?
+    /// Keys already fetched from a role's ``credentials`` (`serve` fetches them at start, to stop
+    /// early without them): used until they near their expiry, so the first request does not
+    /// fetch them again. `nil`: fetched on first use.
+    ///
+    /// ```swift
+    /// s3.startingCredentials = try await s3.credentials.fetch()
+    /// ```
+    public var startingCredentials: S3Credentials?
 
     public init(credentials: S3CredentialSource, region: String = "us-east-1", endpoint: URL? = nil) {
         self.credentials = credentials

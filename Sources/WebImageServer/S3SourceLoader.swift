@@ -33,7 +33,7 @@ public final class S3SourceLoader: Sendable {
         if case .keys(let keys) = configuration.credentials, keys.accessKeyID.isEmpty || keys.secretAccessKey.isEmpty {
             throw .init(description: "S3 sources need AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
         }
-        credentials = S3CredentialCache(configuration.credentials)
+        credentials = S3CredentialCache(configuration.credentials, seed: configuration.startingCredentials)
         if let endpoint = configuration.endpoint {
             guard let source = try? SourceURL(endpoint), source.scheme == "http" || source.scheme == "https", source.path == "/", source.query == nil else {
                 throw .init(description: "the S3 endpoint '\(endpoint.absoluteString)' is not http(s)://host[:port]")

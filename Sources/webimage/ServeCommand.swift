@@ -52,7 +52,7 @@ struct ServeCommand: AsyncParsableCommand {
         MetricsSystem.bootstrap(telemetry.metrics.map { MultiplexMetricsHandler(factories: [prometheus, $0]) } ?? prometheus)
         if let tracer = telemetry.tracer { InstrumentationSystem.bootstrap(tracer) }
         try await Self.downloadWatermarks(options.watermarkURLs(environment), into: &configuration)
-        if let s3 = configuration.s3 { try await Self.checkS3Credentials(s3.credentials) }
+        if let s3 = configuration.s3 { configuration.s3?.startingCredentials = try await Self.checkS3Credentials(s3.credentials) }
         let logger = Logger(label: "webimage.serve")
         let server = try ImageServer(configuration: configuration, registry: registry, metrics: telemetry.metrics, logger: logger)
         let router = Router(context: ImageServerRequestContext.self)
@@ -86,13 +86,12 @@ struct ServeCommand: AsyncParsableCommand {
 extension ServeCommand {
     /// Fetches the platform's S3 credentials once (a container or instance role), so that a server
     /// that cannot get them stops before it listens (exit 69, a service it needs is unavailable).
-    static func checkS3Credentials(_ source: S3CredentialSource) async throws {
-        guard case .keys = source else {
-            do throws(S3SourceError) { _ = try await source.fetch() } catch {
-                FileHandle.standardError.write(Data("error: --use-s3: \(error.description)\n".utf8))
-                throw ExitCode(69)
-            }
-            return
+    /// Returns them, to be used until they near their expiry (`nil` for fixed keys).
+    static func checkS3Credentials(_ source: S3CredentialSource) async throws -> S3Credentials? {
+        if case .keys = source { return nil }
+        do throws(S3SourceError) { return try await source.fetch() } catch {
+            FileHandle.standardError.write(Data("error: --use-s3: \(error.description)\n".utf8))
+            throw ExitCode(69)
         }
     }
 
