@@ -38,11 +38,19 @@ extension ImageServer {
     ) async throws(ImageServerError) -> (ImageDataResponse, RenderQueue.Slot, ConnectionWatch?) {
         let clock = ContinuousClock()
         let watch = await client.watch()
-        guard let slot = await queue.enter(client: self.client(of: request, peer: client.peer)) else { throw .busy }
+        // The wait for a slot listens to the client too: one that leaves gives its place back
+        // at once (Hummingbird does not cancel the handler, so the wait runs in a task the
+        // watch cancels).
+        let queue = self.queue, name = self.client(of: request, peer: client.peer)
+        let entering = Task { await queue.enter(client: name) }
+        let listener = watch?.onClose { entering.cancel() }
+        let entered = await entering.value
+        watch?.stopListening(listener)
         if watch?.isClosed == true {
-            slot.release()
+            entered?.release()
             throw .clientClosed
         }
+        guard let slot = entered else { throw .busy }
         let fetchStart = clock.now
         let original: ImageDataResponse
         do {

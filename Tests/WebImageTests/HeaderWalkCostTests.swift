@@ -89,6 +89,17 @@ extension HeavyTests {
             #expect(try GIFCoder().readHeader(transparent).hasAlpha)
         }
 
+        /// The walk inside a decode stops at a cancel (a render's deadline, its client gone):
+        /// the decode walks the frames again before it draws one (red team, stop 50).
+        @Test func aGIFWalkStopsAtACancel() async throws {
+            let file = Self.manyFrameGIF(400_000)
+            let (error, spent) = await HeavyTests.DecodeCancellationTests.cancelSoonAfterStart {
+                () throws(ImageDecodingError) in _ = try GIFCoder().decode(file, options: .default)
+            }
+            #expect(error == .cancelled, "the decode ran to its end or failed otherwise")
+            #expect(spent < .milliseconds(100), "\(spent) of CPU after the cancel")
+        }
+
         @Test func anICOOfManyEntriesIsWalkedQuickly() async throws {
             let (header, spent) = try await offPool { try Self.timedHeader(Self.manyEntryICO()) }
             #expect(header.format == .ico && header.pixelWidth == 16 && header.pixelHeight == 16)

@@ -52,7 +52,12 @@ extension ServerTests {
                 waiting.send("GET /img?url=\(source)&\(Self.heavy) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
                 try await Task.sleep(for: .milliseconds(300))
                 waiting.close()
+                // Its place in the queue is free at once (red team, stop 50: a small render was
+                // refused 429 until the render ahead ended, the departed client's wait still queued).
+                try await Task.sleep(for: .milliseconds(300))
+                let small = Task { try await ServeCommandTests.get("\(base)/img?url=\(source)&w=32", client: .shared).0 }
                 #expect(try await ahead.value == 200)
+                #expect(try await small.value == 200, "the queue place of the client that left was given back")
                 try await Task.sleep(for: .milliseconds(300))
                 let before = ServerDecodeIsolationTests.cpuSecondsWithChildren(pid)
                 try await Task.sleep(for: .seconds(2))

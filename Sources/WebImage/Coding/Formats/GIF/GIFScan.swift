@@ -22,6 +22,9 @@ struct GIFScan {
         var inPixels = false
         do throws(ImageDecodingError) {
             while let frame = try stream.nextFrame(withPalette: false) {
+                // A file of a million tiny frames walks for seconds: a decode cancelled by its
+                // deadline or its departed client stops here too (every 4,096 frames).
+                if frameAreas.count & 0xFFF == 0xFFF, Task.isCancelled { throw ImageDecodingError.cancelled }
                 frameAreas.append(frame.width * frame.height)
                 durations.append(ImageFrame.clampedDuration(milliseconds: frame.delayCentiseconds * 10))
                 bounds.append(Bounds(left: frame.left, top: frame.top, width: frame.width, height: frame.height))
@@ -35,6 +38,7 @@ struct GIFScan {
             }
         } catch {
             // The data ends (or breaks) after some frames: keep those, as browsers do.
+            if case .cancelled = error { throw error }
             guard !frameAreas.isEmpty else { throw error }
             repairs.insert(stream.atEnd && !inPixels ? .missingTrailer : .truncated)
         }
