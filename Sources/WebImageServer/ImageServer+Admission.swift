@@ -40,11 +40,11 @@ extension ImageServer {
         let watch = await client.watch()
         // The wait for a slot listens to the client too: one that leaves gives its place back
         // at once (Hummingbird does not cancel the handler, so the wait runs in a task the
-        // watch cancels).
+        // watch cancels; a cancel of this task, at shutdown, reaches it as before).
         let queue = self.queue, name = self.client(of: request, peer: client.peer)
         let entering = Task { await queue.enter(client: name) }
         let listener = watch?.onClose { entering.cancel() }
-        let entered = await entering.value
+        let entered = await withTaskCancellationHandler { await entering.value } onCancel: { entering.cancel() }
         watch?.stopListening(listener)
         if watch?.isClosed == true {
             entered?.release()
