@@ -19,14 +19,18 @@ enum Deadline {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 once.set(continuation)
+                let timer = Task {
+                    try? await Task.sleep(for: timeout)
+                    guard !Task.isCancelled else { return }  // the value came first
+                    work.cancel()
+                    once.resume(returning: nil)
+                }
                 Task {
                     let value = await work.value
                     once.resume(returning: ContinuousClock.now < deadline ? value : nil)
-                }
-                Task {
-                    try? await Task.sleep(for: timeout)
-                    work.cancel()
-                    once.resume(returning: nil)
+                    // The timer holds `work`, and with it the value (a rendered image, a source
+                    // and its memory reservation): it ends now, not at the deadline.
+                    timer.cancel()
                 }
             }
         } onCancel: {
