@@ -51,6 +51,20 @@ final class ConnectionWatch: Sendable {
         for listener in listeners { listener() }
     }
 
+    /// `wait` in a task of its own that the client's departure cancels, as a cancel of the
+    /// caller does (at shutdown). Hummingbird does not cancel a handler whose client left, so a
+    /// wait that should end then — for a render slot, for room in the memory budget — runs here.
+    ///
+    /// ```swift
+    /// let slot = await ConnectionWatch.waiting(watch) { await queue.enter(client: name) }
+    /// ```
+    static func waiting<T: Sendable>(_ watch: ConnectionWatch?, _ wait: @escaping @Sendable () async -> T) async -> T {
+        let task = Task { await wait() }
+        let listener = watch?.onClose { task.cancel() }
+        defer { watch?.stopListening(listener) }
+        return await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+    }
+
     /// The watch of the connection `channel` belongs to, when it was set up by
     /// ``ConnectionLimits/serverBuilder()`` (nil on a connection made another way).
     static func of(_ channel: any Channel) async -> ConnectionWatch? {

@@ -28,8 +28,8 @@ extension ImageServer {
         }
     }
 
-    /// A render slot, then the source's bytes through the pipeline (guarded loader, source
-    /// caches), refused when the header declares more pixels than the server decodes. The slot
+    /// A render slot, then the source's bytes and header through the pipeline (guarded loader,
+    /// source caches; ``fetchWithinDeadline(_:slot:watch:)``), refused when the header declares more pixels than the server decodes. The slot
     /// is held on success (the caller releases it, or hands it to ``runOffPool(bytes:for:slot:watch:source:_:)``)
     /// and released on every failure. Also returns the client's connection watch, for the render:
     /// a client that left while waiting for its slot or its source gets no render.
@@ -38,30 +38,16 @@ extension ImageServer {
     ) async throws(ImageServerError) -> (ImageDataResponse, RenderQueue.Slot, ConnectionWatch?) {
         let clock = ContinuousClock()
         let watch = await client.watch()
-        // The wait for a slot listens to the client too: one that leaves gives its place back
-        // at once (Hummingbird does not cancel the handler, so the wait runs in a task the
-        // watch cancels; a cancel of this task, at shutdown, reaches it as before).
+        // The wait for a slot listens to the client too: one that leaves gives its place back at once.
         let queue = self.queue, name = self.client(of: request, peer: client.peer)
-        let entering = Task { await queue.enter(client: name) }
-        let listener = watch?.onClose { entering.cancel() }
-        let entered = await withTaskCancellationHandler { await entering.value } onCancel: { entering.cancel() }
-        watch?.stopListening(listener)
+        let entered = await ConnectionWatch.waiting(watch) { await queue.enter(client: name) }
         if watch?.isClosed == true {
             entered?.release()
             throw .clientClosed
         }
         guard let slot = entered else { throw .busy }
         let fetchStart = clock.now
-        let original: ImageDataResponse
-        do {
-            original = try await pipeline.data(for: ImageRequest(url: url).options([.queryMemoryData, .waitStoreCache]))
-        } catch {
-            slot.release()
-            if case .loadingFailed(.transport(let underlying)) = error, !(underlying is AddressRefusal) {
-                logger.info("source fetch failed", metadata: ["url": "\(url.absoluteString)", "error": "\(underlying)"])
-            }
-            throw ImageServerError(error)
-        }
+        let original = try await fetchWithinDeadline(url, slot: slot, watch: watch)
         if original.source == .network { metrics.bytesIn.increment(by: original.data.count) }
         timing.append(("fetch", clock.now - fetchStart))
         metrics.stage("fetch", clock.now - fetchStart)
@@ -74,10 +60,52 @@ extension ImageServer {
         return (original, slot, watch)
     }
 
+    /// The source's bytes and header through the pipeline, stopped when the client leaves or
+    /// when the fetch timeout and the processing timeout have both passed: the loader keeps to
+    /// the first, and the header walk that follows (a GIF of three million frames, an APNG of
+    /// 700,000 — red team, stop 50) looks at the cancel as it goes. Holding `slot` until the
+    /// fetch's task has ended, whatever the answer: releases it on every failure.
+    private func fetchWithinDeadline(
+        _ url: URL, slot: RenderQueue.Slot, watch: ConnectionWatch?
+    ) async throws(ImageServerError) -> ImageDataResponse {
+        let pipeline = self.pipeline, logger = self.logger
+        let fetching = Task { () -> Result<ImageDataResponse, ImagePipelineError> in
+            do throws(ImagePipelineError) {
+                return .success(try await pipeline.data(for: ImageRequest(url: url).options([.queryMemoryData, .waitStoreCache])))
+            } catch {
+                return .failure(error)
+            }
+        }
+        let timeout = configuration.fetchTimeout + configuration.processingTimeout
+        guard let outcome = await Deadline.value(of: fetching, timeout: timeout, closing: watch) else {
+            // The walk stops at its next look at the cancel; the slot is given back then.
+            Task {
+                _ = await fetching.value
+                slot.release()
+            }
+            if watch?.isClosed == true {
+                logger.info("client left; source fetch stopped", metadata: ["url": "\(url.absoluteString)"])
+                throw .clientClosed
+            }
+            logger.warning("source fetch and header read timed out", metadata: ["url": "\(url.absoluteString)"])
+            throw .processingTimeout
+        }
+        switch outcome {
+        case .success(let original):
+            return original
+        case .failure(let error):
+            slot.release()
+            if case .loadingFailed(.transport(let underlying)) = error, !(underlying is AddressRefusal) {
+                logger.info("source fetch failed", metadata: ["url": "\(url.absoluteString)", "error": "\(underlying)"])
+            }
+            throw ImageServerError(error)
+        }
+    }
+
     /// `work` on the render threads, not the cooperative pool (however heavy, it leaves the event
     /// loops, timers, `/health` and cache hits their threads), once `bytes` of the memory budget
-    /// are reserved (waiting at most the processing timeout, then 503; 422 when more than the
-    /// whole budget beside what `original` holds), under the processing deadline, and stopped when
+    /// are reserved (waiting at most the processing timeout, then 503, or until the client
+    /// leaves, then 499; 422 when more than the whole budget beside what `original` holds), under the processing deadline, and stopped when
     /// the client leaves (`watch`). Releases `slot` and the reservation when done; `original`'s
     /// bytes stay reserved until the work ends.
     func runOffPool<T: Sendable>(
@@ -86,10 +114,21 @@ extension ImageServer {
     ) async throws(ImageServerError) -> T {
         let reservation: MemoryBudget.Reservation
         let held = original.reservedBytes
-        do {
-            reservation = try await memoryBudget.reserve(bytes, waitingAtMost: configuration.processingTimeout, holding: held)
-        } catch {
+        let budget = memoryBudget, wait = configuration.processingTimeout
+        // The wait for room listens to the client, as the wait for a slot does.
+        let reserved = await ConnectionWatch.waiting(watch) { () -> Result<MemoryBudget.Reservation, MemoryBudgetError> in
+            do throws(MemoryBudgetError) {
+                return .success(try await budget.reserve(bytes, waitingAtMost: wait, holding: held))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch reserved {
+        case .success(let granted):
+            reservation = granted
+        case .failure:
             slot.release()
+            if watch?.isClosed == true { throw .clientClosed }
             throw bytes > memoryBudget.limit - min(held, memoryBudget.limit)
                 ? ImageServerError(status: 422, code: "output_too_large", message: "the render would need \(bytes >> 20) MB, more than the server's memory budget")
                 : ImageServerError.overBudget

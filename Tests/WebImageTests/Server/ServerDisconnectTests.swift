@@ -30,12 +30,9 @@ extension ServerTests {
                 case .close: connection.close()
                 case .halfClose: connection.closeSending()
                 }
-                try await Task.sleep(for: .milliseconds(300))
-                let before = ServerDecodeIsolationTests.cpuSecondsWithChildren(pid)
-                try await Task.sleep(for: .seconds(2))
-                let after = ServerDecodeIsolationTests.cpuSecondsWithChildren(pid)
+                let spent = try await ServerDisconnectTests.cpuInTwoSeconds(of: pid)
                 #expect(during > 0.2, "the render had started: \(during) s of CPU")
-                #expect(after - before < 0.3, "\(leaving): \(after - before) s of CPU in the 2 s after the client left")
+                #expect(spent < 0.3, "\(leaving): \(spent) s of CPU in the 2 s after the client left")
                 try await Self.expectLeftCount(1, base: base)
                 connection.close()
             }
@@ -58,23 +55,42 @@ extension ServerTests {
                 let small = Task { try await ServeCommandTests.get("\(base)/img?url=\(source)&w=32", client: .shared).0 }
                 #expect(try await ahead.value == 200)
                 #expect(try await small.value == 200, "the queue place of the client that left was given back")
-                try await Task.sleep(for: .milliseconds(300))
-                let before = ServerDecodeIsolationTests.cpuSecondsWithChildren(pid)
-                try await Task.sleep(for: .seconds(2))
-                let after = ServerDecodeIsolationTests.cpuSecondsWithChildren(pid)
-                #expect(after - before < 0.3, "\(after - before) s of CPU after the render ahead ended: the queued one ran")
+                let spent = try await ServerDisconnectTests.cpuInTwoSeconds(of: pid)
+                #expect(spent < 0.3, "\(spent) s of CPU after the render ahead ended: the queued one ran")
                 try await Self.expectLeftCount(1, base: base)
+            }
+        }
+
+        /// A client that leaves while its render waits for room in the memory budget is answered
+        /// (`499`) at once, not when the render ahead gives the room back: that wait listens to
+        /// the watch too (red team, stop 50).
+        @Test func aRequestWaitingForMemoryWhoseClientLeftEndsAtOnce() async throws {
+            // One blurred render is priced at 200–300 MB: a 300 MB budget holds one at a time.
+            try await Self.withServer(concurrency: 2, extra: ["--memory-budget-mb", "300"]) { serve, base, source in
+                let ahead = Task { try await ServeCommandTests.get("\(base)/img?url=\(source)&\(Self.heavy)&w=2900", client: .shared).0 }
+                try await Task.sleep(for: .milliseconds(500))
+                let waiting = try RawConnection(port: serve.port)
+                waiting.send("GET /img?url=\(source)&\(Self.heavy) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                try await Task.sleep(for: .milliseconds(500))
+                waiting.close()
+                let metrics = "\(base)/metrics"
+                #expect(await eventually(timeout: .seconds(1.5)) {
+                    let text = (try? await ServeCommandTests.get(metrics, client: .shared).1).map { String(decoding: $0, as: UTF8.self) } ?? ""
+                    return text.contains(#"webimage_server_requests_total{status="499"} 1"#)
+                }, "the departed client's request was still waiting for memory")
+                #expect(try await ahead.value == 200)
             }
         }
 
         /// A `serve` with one render slot and a minute's deadline (so only a departure can stop a
         /// render), the noise picture's encoded source URL, and afterwards: the slot is back.
         static func withServer(
-            queue: Int = 0, _ body: (ServeCommandTests.ServeProcess, String, String) async throws -> Void
+            queue: Int = 0, concurrency: Int = 1, extra: [String] = [],
+            _ body: (ServeCommandTests.ServeProcess, String, String) async throws -> Void
         ) async throws {
             try await withOrigin(files: ["noise.jpg": try noise.get(), "small.jpg": SampleFiles.standard["small.jpg"]!]) { origin in
                 let serve = try await ServeCommandTests.ServeProcess(
-                    ["--allow-private-networks", "--fetch-timeout", "60", "--processing-timeout", "60", "--concurrency", "1", "--queue", "\(queue)"],
+                    ["--allow-private-networks", "--fetch-timeout", "60", "--processing-timeout", "60", "--concurrency", "\(concurrency)", "--queue", "\(queue)"] + extra,
                     environment: ["WEBIMAGE_LOG_LEVEL": "error"])
                 let base = "http://127.0.0.1:\(serve.port)"
                 try await body(serve, base, ServerHarness.encode(origin.imageURL("noise.jpg").absoluteString))
@@ -84,6 +100,14 @@ extension ServerTests {
                 kill(serve.process.processIdentifier, SIGTERM)
                 #expect(await serve.waitForExit().0 == 0)
             }
+        }
+
+        /// The CPU `pid` and its children use in 2 s, starting 0.3 s from now (time for a stop to land).
+        static func cpuInTwoSeconds(of pid: Int32) async throws -> Double {
+            try await Task.sleep(for: .milliseconds(300))
+            let before = ServerDecodeIsolationTests.cpuSecondsWithChildren(pid)
+            try await Task.sleep(for: .seconds(2))
+            return ServerDecodeIsolationTests.cpuSecondsWithChildren(pid) - before
         }
 
         static func expectLeftCount(_ count: Int, base: String) async throws {
