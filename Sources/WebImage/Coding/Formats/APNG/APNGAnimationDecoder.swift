@@ -25,12 +25,12 @@ public final class APNGAnimationDecoder: AnimatedImageDecoding {
     /// `nil` when the chunks do not describe a valid animation (decode the file as a still PNG).
     public init?(_ data: Data, options: ImageDecodingOptions = .default) throws(ImageDecodingError) {
         guard !data.isEmpty else { throw .empty }
-        guard let frames = APNGFrames(PinnedBytes(copying: data), options: options) else { return nil }
+        guard let frames = try APNGFrames(PinnedBytes(copying: data), options: options) else { return nil }
         var oneCanvas = options
         oneCanvas.firstFrameOnly = true
         try oneCanvas.checkPixelLimit(frames.header)
         (pixelWidth, pixelHeight) = (frames.sizing.targetWidth, frames.sizing.targetHeight)
-        frameCount = frames.animation.frames.count
+        frameCount = frames.animation.frameCount
         loopCount = frames.animation.loopCount
         let durations = frames.animation.frames.map { ImageFrame.clampedDuration(milliseconds: $0.milliseconds) }
         playhead = AnimationPlayhead(frames, format: .apng, durations: durations)

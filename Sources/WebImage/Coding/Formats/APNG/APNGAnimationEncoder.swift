@@ -87,9 +87,9 @@ public final class APNGAnimationEncoder: AnimatedImageEncoding {
     /// IHDR data and all IDAT data (joined) of a PNG written by libspng.
     private static func compressedData(_ png: Data) throws(ImageEncodingError) -> (ihdr: [UInt8], idat: [UInt8]) {
         png.withUnsafeBytes { bytes in
-            let walk = PNGChunks(bytes)
+            var walk = PNGChunks(bytes)
             var ihdr: [UInt8] = [], idat: [UInt8] = []
-            for chunk in walk.chunks {
+            while let chunk = walk.next() {
                 if chunk.type == PNGChunks.type("IHDR") { ihdr = Array(bytes[chunk.data]) }
                 if chunk.type == PNGChunks.type("IDAT") { idat.append(contentsOf: bytes[chunk.data]) }
             }

@@ -28,11 +28,12 @@ public struct APNGCoder: ImageDecoding, ImageEncoding {
     public func canEncode(_ format: ImageFormat) -> Bool { format == .apng }
 
     public func readHeader(_ data: Data) throws(ImageDecodingError) -> ImageHeader {
-        guard let animation = Self.animation(data) else { return try PNGCoder().readHeader(data) }
+        let parsed = data.withUnsafeBytes { bytes in Result { () throws(ImageDecodingError) in try Self.animation(bytes, recording: 0) } }
+        guard let animation = try parsed.get() else { return try PNGCoder().readHeader(data) }
         let still = try PNGCoder().readHeader(data)
         return ImageHeader(
-            format: .apng, pixelWidth: animation.width, pixelHeight: animation.height, frameCount: animation.frames.count,
-            hasAlpha: still.hasAlpha || animation.frames.contains { $0.width < animation.width || $0.height < animation.height })
+            format: .apng, pixelWidth: animation.width, pixelHeight: animation.height, frameCount: animation.frameCount,
+            hasAlpha: still.hasAlpha || animation.hasPartialFrame)
     }
 
     public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
@@ -70,9 +71,17 @@ public struct APNGCoder: ImageDecoding, ImageEncoding {
 
     // MARK: - Internals
 
-    /// The animation, or `nil` when the chunks do not describe a valid one (then the still image shows).
-    static func animation(_ data: Data) -> APNGAnimation? {
-        data.withUnsafeBytes { try? APNGAnimation($0) }
+    /// The animation, or `nil` when the chunks do not describe a valid one (then the still image
+    /// shows); `.cancelled` when the task was cancelled during the walk. At most `recording`
+    /// frames are kept for drawing.
+    static func animation(_ bytes: UnsafeRawBufferPointer, recording: Int) throws(ImageDecodingError) -> APNGAnimation? {
+        do {
+            return try APNGAnimation(bytes, recording: recording)
+        } catch .cancelled {
+            throw .cancelled
+        } catch {
+            return nil
+        }
     }
 
     /// Every frame (or the first) composited; `nil` when the file shows as its still image: its
@@ -80,16 +89,24 @@ public struct APNGCoder: ImageDecoding, ImageEncoding {
     private static func decodeAnimation(
         _ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions
     ) throws(ImageDecodingError) -> Image? {
-        guard var frames = APNGFrames(borrowing: bytes, options: options) else { return nil }
+        let recording = options.framesToDecode(of: .max)
+        guard var frames = try APNGFrames(borrowing: bytes, options: options, recording: recording) else { return nil }
         try options.checkPixelLimit(frames.header)
         let animation = frames.animation
-        guard let decoded = try? frames.frames(limit: options.framesToDecode(of: animation.frames.count)) else { return nil }
+        let decoded: [ImageFrame]
+        do {
+            decoded = try frames.frames(limit: options.framesToDecode(of: animation.frameCount))
+        } catch .cancelled {
+            throw .cancelled
+        } catch {
+            return nil
+        }
         let sizing = frames.sizing
         // Opacity tracked while compositing spares the scan of every frame; a shrunk frame is scanned.
         let fullSize = sizing.targetWidth == sizing.width && sizing.targetHeight == sizing.height
         return Image.decoded(
             format: .apng, pixelWidth: sizing.targetWidth, pixelHeight: sizing.targetHeight, frames: decoded,
-            frameCount: animation.frames.count, loopCount: animation.loopCount, scale: options.scale,
+            frameCount: animation.frameCount, loopCount: animation.loopCount, scale: options.scale,
             knownOpaque: fullSize && frames.everyFrameIsOpaque)
     }
 }

@@ -15,19 +15,20 @@ struct APNGFrames: FrameSequencing {
     /// tracks it (`false`: scan to know).
     private(set) var everyFrameIsOpaque = true
 
-    /// `nil` when the chunks do not describe a valid animation (the file then shows as a still PNG).
-    init?(_ pinned: PinnedBytes, options: ImageDecodingOptions) {
-        self.init(bytes: pinned.bytes, owner: pinned, options: options)
+    /// `nil` when the chunks do not describe a valid animation (the file then shows as a still
+    /// PNG). At most `recording` frames are kept for drawing (every one is checked).
+    init?(_ pinned: PinnedBytes, options: ImageDecodingOptions, recording: Int = .max) throws(ImageDecodingError) {
+        try self.init(bytes: pinned.bytes, owner: pinned, options: options, recording: recording)
     }
 
     /// Over bytes the caller keeps in place as long as this value is used (the full decode,
     /// inside `withUnsafeBytes`: no copy of the file).
-    init?(borrowing bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions) {
-        self.init(bytes: bytes, owner: nil, options: options)
+    init?(borrowing bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions, recording: Int = .max) throws(ImageDecodingError) {
+        try self.init(bytes: bytes, owner: nil, options: options, recording: recording)
     }
 
-    private init?(bytes: UnsafeRawBufferPointer, owner: PinnedBytes?, options: ImageDecodingOptions) {
-        guard let animation = try? APNGAnimation(bytes) else { return nil }
+    private init?(bytes: UnsafeRawBufferPointer, owner: PinnedBytes?, options: ImageDecodingOptions, recording: Int) throws(ImageDecodingError) {
+        guard let animation = try APNGCoder.animation(bytes, recording: recording) else { return nil }
         self.animation = animation
         self.bytes = bytes
         self.owner = owner
@@ -38,7 +39,7 @@ struct APNGFrames: FrameSequencing {
 
     /// The header the pixel limit is checked against, before ``next()`` allocates the canvas.
     var header: ImageHeader {
-        ImageHeader(format: .apng, pixelWidth: animation.width, pixelHeight: animation.height, frameCount: animation.frames.count, hasAlpha: true)
+        ImageHeader(format: .apng, pixelWidth: animation.width, pixelHeight: animation.height, frameCount: animation.frameCount, hasAlpha: true)
     }
 
     mutating func next() throws(ImageDecodingError) -> ImageFrame? {

@@ -17,7 +17,7 @@ final class APNGRegionDecoder {
 
     init(_ animation: APNGAnimation) {
         self.animation = animation
-        let longestData = animation.frames.lazy.map { $0.data.reduce(0) { $0 + $1.count } }.max() ?? 0
+        let longestData = animation.frames.lazy.map(\.dataLength).max() ?? 0
         longestStream = Self.streamLength(of: animation, dataLength: longestData)
     }
 
@@ -32,7 +32,7 @@ final class APNGRegionDecoder {
     func decode(
         _ frame: APNGAnimation.Frame, from bytes: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer
     ) throws(ImageDecodingError) {
-        let length = frame.data.reduce(0) { $0 + $1.count }
+        let length = frame.dataLength
         guard length <= Int(UInt32.max) else { throw .corrupt(format: .apng, reason: "frame data over 4 GB") }
         writeStream(frame, length: length, from: bytes)
         // libspng reads from the stream during decode, so it stays pinned throughout.
@@ -70,7 +70,7 @@ final class APNGRegionDecoder {
         for chunk in animation.sharedChunks { PNGChunks.append(chunk.type, chunk.data, to: &stream, checksummed: false) }
         PNGChunks.appendUInt32(UInt32(length), to: &stream)
         PNGChunks.appendUInt32(PNGChunks.type("IDAT"), to: &stream)
-        for piece in frame.data { stream.append(contentsOf: bytes[piece]) }
+        for piece in animation.pieces[frame.pieces] { stream.append(contentsOf: bytes[piece]) }
         PNGChunks.appendUInt32(0, to: &stream)
         PNGChunks.append(PNGChunks.type("IEND"), [], to: &stream, checksummed: false)
     }

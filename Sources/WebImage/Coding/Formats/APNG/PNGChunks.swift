@@ -1,11 +1,17 @@
 internal import CSpng
 
-/// The chunks of a PNG stream, walked without decoding: what the APNG coder reads its animation
-/// from and writes new streams with.
+/// The chunks of a PNG stream, walked one at a time without decoding and without keeping them:
+/// what the APNG coder reads its animation from (a hostile file can hold millions of chunks)
+/// and writes new streams with.
 ///
 /// A chunk is a 4-byte big-endian length, a 4-byte type, the data and a CRC-32 of type and data.
 /// The walk stops at `IEND`, at the end of the data, or at a chunk that does not fit (then
 /// ``truncated`` is set); it never reads past the buffer.
+///
+/// ```swift
+/// var walk = PNGChunks(bytes)
+/// while let chunk = walk.next() { if chunk.type == PNGChunks.type("IDAT") { … } }
+/// ```
 struct PNGChunks {
     struct Chunk {
         var type: UInt32
@@ -16,25 +22,37 @@ struct PNGChunks {
 
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
-    private(set) var chunks: [Chunk] = []
+    private let bytes: UnsafeRawBufferPointer
+    /// Where the next chunk starts; nil once the walk has ended.
+    private var offset: Int?
     /// `true` when the data ends inside a chunk or before `IEND`.
     private(set) var truncated = false
 
     init(_ bytes: UnsafeRawBufferPointer) {
-        guard bytes.count >= 8, bytes.prefix(8).elementsEqual(Self.signature) else { truncated = true; return }
-        var offset = 8
-        while true {
-            guard bytes.count - offset >= 12 else { truncated = true; return }
-            let length = Int(Self.readUInt32(bytes, offset))
-            let type = Self.readUInt32(bytes, offset + 4)
-            guard length <= bytes.count - offset - 12 else { truncated = true; return }
-            let data = (offset + 8)..<(offset + 8 + length)
-            let stored = Self.readUInt32(bytes, data.upperBound)
-            let crc = CRC32.checksum(UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<data.upperBound]))
-            chunks.append(Chunk(type: type, data: data, crcIsValid: crc == stored))
-            offset = data.upperBound + 4
-            if type == Self.type("IEND") { return }
-        }
+        self.bytes = bytes
+        if bytes.count >= 8, bytes.prefix(8).elementsEqual(Self.signature) { offset = 8 } else { truncated = true }
+    }
+
+    /// The next chunk, its CRC checked; nil at the end of the walk.
+    mutating func next() -> Chunk? {
+        guard let start = offset else { return nil }
+        guard bytes.count - start >= 12 else { return end(truncated: true) }
+        let length = Int(Self.readUInt32(bytes, start))
+        let type = Self.readUInt32(bytes, start + 4)
+        guard length <= bytes.count - start - 12 else { return end(truncated: true) }
+        let data = (start + 8)..<(start + 8 + length)
+        let stored = Self.readUInt32(bytes, data.upperBound)
+        let crc = CRC32.checksum(UnsafeRawBufferPointer(rebasing: bytes[(start + 4)..<data.upperBound]))
+        offset = type == Self.iend ? nil : data.upperBound + 4
+        return Chunk(type: type, data: data, crcIsValid: crc == stored)
+    }
+
+    private static let iend = type("IEND")
+
+    private mutating func end(truncated: Bool) -> Chunk? {
+        self.truncated = truncated
+        offset = nil
+        return nil
     }
 
     static func readUInt32(_ bytes: UnsafeRawBufferPointer, _ offset: Int) -> UInt32 {

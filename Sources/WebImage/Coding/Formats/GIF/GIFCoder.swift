@@ -39,13 +39,13 @@ public struct GIFCoder: ImageDecoding, ImageEncoding {
 
     public func readHeader(_ data: Data) throws(ImageDecodingError) -> ImageHeader {
         guard !data.isEmpty else { throw .empty }
-        return try GIFScan(PinnedBytes(copying: data)).header
+        return try GIFScan(PinnedBytes(copying: data), recording: 0).header
     }
 
     public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
         guard !data.isEmpty else { throw .empty }
         let bytes = PinnedBytes(copying: data)
-        let scan = try GIFScan(bytes)
+        let scan = try GIFScan(bytes, recording: options.framesToDecode(of: .max))
         let header = scan.header
         var repairs = try scan.check(options)
         let sizing = FrameSizing(width: header.pixelWidth, height: header.pixelHeight, options: options)

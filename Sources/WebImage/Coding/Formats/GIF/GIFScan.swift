@@ -1,33 +1,55 @@
 /// What walking a GIF without decoding its pixels tells: the header, the area and delay each
 /// frame declares, the loop count, and what a lenient decode has to forgive (see ``GIFCoder``).
+///
+/// A 46 MB file can declare two million frames, so the walk keeps per frame only what its
+/// caller will use: the areas and delays of the first `recording` frames (none for a header,
+/// the frames drawn for a decode, all for an animated decoder); the rest is a few running
+/// totals. It looks at `Task.isCancelled` every 4,096 frames.
 struct GIFScan {
     var header: ImageHeader
-    /// Width × height each frame declares (frames may declare more than the canvas).
+    /// Width × height each recorded frame declares (frames may declare more than the canvas).
     var frameAreas: [Int] = []
-    /// Each frame's delay, clamped as browsers clamp it.
+    /// The largest area any frame declares, recorded or not.
+    var largestFrameArea = 0
+    /// Each recorded frame's delay, clamped as browsers clamp it.
     var durations: [Duration] = []
     /// The NETSCAPE2.0 loop count as stored (0 = forever); 1 when the file has none.
     var loopCount: Int
     var repairs: ImageRepairs = []
 
-    /// Where a frame lies on the canvas.
-    private struct Bounds {
-        var left, top, width, height: Int
+    /// How far the frames reach on the canvas, over all of them.
+    private struct Extent {
+        var anyOffset = false
+        var minRight = Int.max, maxRight = 0, minBottom = Int.max, maxBottom = 0
+
+        mutating func add(left: Int, top: Int, width: Int, height: Int) {
+            anyOffset = anyOffset || left > 0 || top > 0
+            minRight = min(minRight, left + width)
+            maxRight = max(maxRight, left + width)
+            minBottom = min(minBottom, top + height)
+            maxBottom = max(maxBottom, top + height)
+        }
     }
 
-    init(_ bytes: PinnedBytes) throws(ImageDecodingError) {
+    init(_ bytes: PinnedBytes, recording: Int = .max) throws(ImageDecodingError) {
         let stream = try GIFStream(bytes)
         var hasAlpha = false
-        var bounds: [Bounds] = []
+        var extent = Extent()
+        var count = 0
         var inPixels = false
         do throws(ImageDecodingError) {
             while let frame = try stream.nextFrame(withPalette: false) {
-                // A file of a million tiny frames walks for seconds: a decode cancelled by its
-                // deadline or its departed client stops here too (every 4,096 frames).
-                if frameAreas.count & 0xFFF == 0xFFF, Task.isCancelled { throw ImageDecodingError.cancelled }
-                frameAreas.append(frame.width * frame.height)
-                durations.append(ImageFrame.clampedDuration(milliseconds: frame.delayCentiseconds * 10))
-                bounds.append(Bounds(left: frame.left, top: frame.top, width: frame.width, height: frame.height))
+                // A file of a million tiny frames walks for seconds: a header read or a decode
+                // stopped by its deadline or its departed client stops here (every 4,096 frames).
+                if count & 0xFFF == 0xFFF, Task.isCancelled { throw ImageDecodingError.cancelled }
+                count += 1
+                let area = frame.width * frame.height
+                largestFrameArea = max(largestFrameArea, area)
+                if frameAreas.count < recording {
+                    frameAreas.append(area)
+                    durations.append(ImageFrame.clampedDuration(milliseconds: frame.delayCentiseconds * 10))
+                }
+                extent.add(left: frame.left, top: frame.top, width: frame.width, height: frame.height)
                 // The transparent index has alpha 0 whether or not the palette reaches it.
                 hasAlpha = hasAlpha || frame.transparentIndex != nil
                 if frame.paletteCount == 0 || frame.transparentBeyondPalette { repairs.insert(.paletteMismatch) }
@@ -39,25 +61,23 @@ struct GIFScan {
         } catch {
             // The data ends (or breaks) after some frames: keep those, as browsers do.
             if case .cancelled = error { throw error }
-            guard !frameAreas.isEmpty else { throw error }
+            guard count > 0 else { throw error }
             repairs.insert(stream.atEnd && !inPixels ? .missingTrailer : .truncated)
         }
-        guard !frameAreas.isEmpty else { throw .corrupt(format: .gif, reason: "no image in the file") }
+        guard count > 0 else { throw .corrupt(format: .gif, reason: "no image in the file") }
         loopCount = stream.loopCount
         // A zero-size logical screen grows to cover the frames (as browsers do); a frame
         // reaching outside the screen is clipped to it.
         var width = stream.width, height = stream.height
         if width == 0 || height == 0 {
-            width = bounds.map { $0.left + $0.width }.max() ?? 0
-            height = bounds.map { $0.top + $0.height }.max() ?? 0
+            (width, height) = (extent.maxRight, extent.maxBottom)
             repairs.insert(.canvasMismatch)
             guard width > 0, height > 0 else { throw .corrupt(format: .gif, reason: "zero canvas size") }
         }
-        for frame in bounds {
-            if frame.left + frame.width > width || frame.top + frame.height > height { repairs.insert(.canvasMismatch) }
-            hasAlpha = hasAlpha || frame.left > 0 || frame.top > 0 || frame.left + frame.width < width || frame.top + frame.height < height
-        }
-        header = ImageHeader(format: .gif, pixelWidth: width, pixelHeight: height, frameCount: frameAreas.count, hasAlpha: hasAlpha)
+        if extent.maxRight > width || extent.maxBottom > height { repairs.insert(.canvasMismatch) }
+        // A frame short of the canvas on any side leaves pixels transparent.
+        hasAlpha = hasAlpha || extent.anyOffset || extent.minRight < width || extent.minBottom < height
+        header = ImageHeader(format: .gif, pixelWidth: width, pixelHeight: height, frameCount: count, hasAlpha: hasAlpha)
     }
 
     /// Checks what decoding with `options` allows, before any pixel buffer exists: the canvas
@@ -71,7 +91,7 @@ struct GIFScan {
         let repairs = try options.allow(repairs, in: .gif, "the file breaks the GIF rules (\(repairs.names.joined(separator: ", ")))")
         // Frames may declare rectangles larger than the canvas; decoding them costs their area.
         // Each area is under 2³² (16-bit sides); the sum saturates rather than trusting the frame count.
-        let decodedArea = lazily ? frameAreas.max() ?? 0 : frameAreas.prefix(options.framesToDecode(of: frameAreas.count)).reduce(0) {
+        let decodedArea = lazily ? largestFrameArea : frameAreas.prefix(options.framesToDecode(of: header.frameCount)).reduce(0) {
             let (sum, overflow) = $0.addingReportingOverflow($1)
             return overflow ? Int.max : sum
         }

@@ -75,7 +75,13 @@ final class GIFStream {
             switch type {
             case IMAGE_DESC_RECORD_TYPE:
                 let descriptor = input.pointee.offset
-                if DGifGetImageDesc(gif) != GIF_OK {
+                let status = DGifGetImageDesc(gif)
+                // giflib keeps a record of every frame read (with a copy of its local palette)
+                // until the file closes: 110 MB for a 46 MB file of two million frames. Nothing
+                // here reads them, so each goes at once.
+                GifFreeSavedImages(gif)
+                gif.pointee.ImageCount = 0
+                if status != GIF_OK {
                     // giflib stops at a code size over 8 with the descriptor read: browsers go on.
                     guard let size = wideCodeSize(descriptorAt: descriptor) else { throw Self.error(gif.pointee.Error) }
                     wideCodeSize = size
