@@ -53,6 +53,8 @@ let package = Package(
         .systemLibrary(name: "CLcms2", path: "Sources/CLibraries/CLcms2", pkgConfig: "lcms2"),
         // zlib: PNG's compressed iCCP profile, inflated with a size limit.
         .systemLibrary(name: "CZlib", path: "Sources/CLibraries/CZlib", pkgConfig: "zlib"),
+        // libpsl: the Public Suffix List, so a cookie for `co.uk` or `github.io` is refused (as curl does).
+        .systemLibrary(name: "CPsl", path: "Sources/CLibraries/CPsl", pkgConfig: "libpsl"),
         // libavif, libheif and libjxl (and the ~30 AV1/HEVC/Highway objects behind them) opened
         // with dlopen on first use, not at process start: see docs/architecture/startup.md.
         .target(name: "CCodecLoader", path: "Sources/CLibraries/CCodecLoader", linkerSettings: [.linkedLibrary("dl")]),
@@ -73,7 +75,7 @@ let package = Package(
             name: "WebImage",
             dependencies: [
                 "CTurboJPEG", "CSpng", "CWebP", "CGIF", "CAvif", "CHeif", "CCRC32C", "CJPEGIncremental",
-                "CPNGIncremental", "CTiff", "CJxl", "CLcms2", "CZlib", "CCodecLoader", "CColorKernel", "CLibcrypto",
+                "CPNGIncremental", "CTiff", "CJxl", "CLcms2", "CZlib", "CCodecLoader", "CColorKernel", "CLibcrypto", "CPsl",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -4,7 +4,8 @@ public import Foundation
 ///
 /// Used by ``ImageDownloader`` when ``ImageDownloaderConfiguration/handlesCookies`` is on, for
 /// every ``DataLoading`` alike. Follows RFC 6265's matching rules for domain, path, `Secure`,
-/// `Max-Age` and `Expires`; host-only cookies match their host exactly.
+/// `Max-Age` and `Expires`; host-only cookies match their host exactly. A `Domain` that is a public
+/// suffix (`co.uk`, `github.io`: the Public Suffix List, as curl and browsers read it) is refused.
 ///
 /// ```swift
 /// let jar = CookieJar()
@@ -54,8 +55,8 @@ public final class CookieJar: Sendable {
 
     /// RFC 6265 § 5.1.3 domain-matching: the same host, or a host name (never an IP address:
     /// `Domain=0.0.1` from 127.0.0.1 reached 10.0.0.1) ending in `.domain`, where `domain` has
-    /// at least two labels (a single label such as `com` is a public suffix; longer public
-    /// suffixes such as `co.uk` are not known here, as the jar has no public-suffix list).
+    /// at least two labels (a single label such as `com` is a public suffix; longer ones such as
+    /// `co.uk` are refused when the cookie is stored, by ``PublicSuffixList``).
     static func domainMatches(_ host: String, _ domain: String) -> Bool {
         if host == domain { return true }
         let isAddress = host.contains(":") || host.split(separator: ".").allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isNumber) }
@@ -81,6 +82,13 @@ public final class CookieJar: Sendable {
             case "domain":
                 let domain = value.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "."))
                 guard domainMatches(host, domain) else { return nil }  // foreign domain
+                // RFC 6265 § 5.3 step 5: a public suffix (`co.uk`, `github.io`) is no cookie
+                // domain, or one site could set cookies for every other under it; from that
+                // very host the cookie stays with the host.
+                if PublicSuffixList.isPublicSuffix(domain) {
+                    guard domain == host else { return nil }
+                    continue
+                }
                 cookie.domain = domain
                 cookie.hostOnly = false
             case "path" where value.hasPrefix("/"): cookie.path = value
