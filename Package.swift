@@ -17,10 +17,18 @@ let package = Package(
         .library(name: "WebImageTerminal", targets: ["WebImageTerminal"]),
         .library(name: "WebImageURLSession", targets: ["WebImageURLSession"]),
         .library(name: "WebImageServer", targets: ["WebImageServer"]),
+        // The image server's routes in a Vapor 4 app; needs the `Vapor` trait (docs/architecture/server.md).
+        .library(name: "WebImageVapor", targets: ["WebImageVapor"]),
         .executable(name: "webimage", targets: ["webimage"]),
+    ],
+    traits: [
+        .trait(
+            name: "Vapor",
+            description: "WebImageVapor: the image server's routes in a Vapor 4 app. Off by default, so that a package that does not ask for it neither resolves nor builds Vapor."),
     ],
     dependencies: [
         .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
+        .package(url: "https://github.com/vapor/vapor.git", exact: "4.122.3"),  // WebImageVapor, under the `Vapor` trait
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
@@ -129,6 +137,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The same routes mounted on Vapor's router (under the `Vapor` trait; empty without it).
+        .target(
+            name: "WebImageVapor",
+            dependencies: ["WebImageServer", .product(name: "Vapor", package: "vapor", condition: .when(traits: ["Vapor"]))],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "webimage",
             dependencies: [
@@ -150,6 +164,8 @@ let package = Package(
             name: "WebImageTests",
             dependencies: [
                 "WebImage", "WebImageOrigin", "WebImageServer", "WebImageTerminal", "WebImageURLSession",
+                "WebImageVapor",  // its tests run a real Vapor app (under the `Vapor` trait, which scripts/test enables)
+                .product(name: "Vapor", package: "vapor", condition: .when(traits: ["Vapor"])),
                 "CCRC32C",  // the checksum tests compare its ISA-L and builtin paths
                 "CPNGIncremental",  // the incremental PNG tests check the canvas is never allocated over the limit
                 "CTurboJPEG",  // the row-by-row JPEG decode is compared with TurboJPEG's one-call decode

@@ -120,17 +120,11 @@ public final class ImageServer: Sendable {
 
     /// Adds `GET img`, `info`, `health`, `ready` and `metrics` to `router` (a router or a group).
     public func addRoutes<Methods: RouterMethods>(to router: Methods) {
-        router.get("img") { request, context in
-            await self.image(request, client: RequestClient(context))
+        for route in Self.routeNames {
+            router.get(RouterPath(route)) { request, context in
+                await self.respond(route: route, request, client: RequestClient(context))
+            }
         }
-        router.get("info") { request, context in
-            await self.info(request, client: RequestClient(context))
-        }
-        router.get("health") { _, _ in Self.text("ok\n", status: .ok) }
-        router.get("ready") { _, _ in
-            self.isReady ? Self.text("ready\n", status: .ok) : Self.text("busy\n", status: .serviceUnavailable)
-        }
-        router.get("metrics") { _, _ in self.metricsResponse() }
     }
 
     /// Whether a new render would be admitted now (`/ready`).
