@@ -17,9 +17,11 @@ final class ColorContext: @unchecked Sendable {
 
     deinit { cmsDeleteContext(handle) }
 
-    /// Opens `icc`, runs `body` with it, and closes it; `nil` when LittleCMS refuses the bytes.
+    /// Opens `icc`, runs `body` with it, and closes it; `nil` when LittleCMS refuses the bytes,
+    /// or when they hold more stages or curve segments than LittleCMS can build a transform from
+    /// in bounded time (``ICCProfileLimits``).
     func withProfile<Result>(_ icc: Data, _ body: (cmsHPROFILE) -> Result) -> Result? {
-        guard !icc.isEmpty, let size = cmsUInt32Number(exactly: icc.count) else { return nil }
+        guard !icc.isEmpty, let size = cmsUInt32Number(exactly: icc.count), ICCProfileLimits.allows(icc) else { return nil }
         // LittleCMS copies the bytes it is given (the profile never points into `icc`).
         let opened = icc.withUnsafeBytes { cmsOpenProfileFromMemTHR(handle, $0.baseAddress, size) }
         guard let opened else { return nil }
