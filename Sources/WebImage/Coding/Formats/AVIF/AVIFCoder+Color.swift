@@ -14,7 +14,7 @@ extension AVIFCoder {
         decoder.pointee.ignoreXMP = AVIF_TRUE
         decoder.pointee.strictFlags = AVIF_STRICT_DISABLED.rawValue
         return data.withUnsafeBytes { raw -> EmbeddedColor.ICCBytes in
-            guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self),
+            guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self), ISOItemLimit.count(raw) <= ISOItemLimit.maxItems,
                   avifDecoderSetIOMemory(decoder, base, raw.count) == AVIF_RESULT_OK,
                   avifDecoderParse(decoder) == AVIF_RESULT_OK, let image = decoder.pointee.image
             else { return .none }

@@ -59,6 +59,7 @@ final class AVIFFrames: FrameSequencing {
 
     /// A new decoder (the caller destroys it) that has parsed `bytes` under `strictFlags`.
     private static func parse(_ bytes: PinnedBytes, strictFlags: avifStrictFlag) throws(ImageDecodingError) -> UnsafeMutablePointer<avifDecoder> {
+        try ISOItemLimit.check(bytes.bytes, format: .avif)
         guard let decoder = avifDecoderCreate() else { throw .corrupt(format: .avif, reason: "cannot create decoder") }
         decoder.pointee.maxThreads = 1
         decoder.pointee.ignoreExif = AVIF_TRUE

@@ -96,6 +96,7 @@ public struct HEIFCoder: ImageDecoding, ImageEncoding {
         heif_context_set_max_decoding_threads(context, 1)  // one core per decode, as the other coders
         let result = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Result<T, ImageDecodingError> in
             do throws(ImageDecodingError) {
+                try ISOItemLimit.check(raw, format: format)
                 try check(heif_context_read_from_memory_without_copy(context, raw.baseAddress, raw.count, nil), format)
                 var handle: OpaquePointer?
                 try check(heif_context_get_primary_image_handle(context, &handle), format)
