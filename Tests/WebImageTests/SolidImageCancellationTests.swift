@@ -150,8 +150,8 @@ extension HeavyTests {
         @Test(arguments: ["lossy", "lossy alpha", "lossless"])
         func anUncancelledSolidWebPIsTheOneCallImage(kind: String) async throws {
             let webp = try #require(await Self.shorterSolidWebPs.value[kind])
-            #expect(WebPCoder.pieceSize(for: webp) <= max(256, webp.count / 100), "many pieces")
-            #expect(kind == "lossless" || webp.count / WebPCoder.pieceSize(for: webp) >= 32, "\(webp.count) bytes")
+            #expect(WebPCoder.pieces(for: webp).size <= max(256, webp.count / 100), "many pieces")
+            #expect(kind == "lossless" || webp.count / WebPCoder.pieces(for: webp).size >= 32, "\(webp.count) bytes")
             let image = try WebPCoder().decode(webp, options: Self.options)
             var expected = try WebPPieceDecodeTests.oneCall(webp, width: 16383, height: 600, scaled: false)
             _ = PixelOperations.premultiply(&expected)

@@ -65,16 +65,19 @@ extension ServerTests {
         /// (`499`) at once, not when the render ahead gives the room back: that wait listens to
         /// the watch too (red team, stop 50).
         @Test func aRequestWaitingForMemoryWhoseClientLeftEndsAtOnce() async throws {
-            // One blurred render is priced at 200–300 MB: a 300 MB budget holds one at a time.
-            try await Self.withServer(concurrency: 2, extra: ["--memory-budget-mb", "300"]) { serve, base, source in
-                let ahead = Task { try await ServeCommandTests.get("\(base)/img?url=\(source)&\(Self.heavy)&w=2900", client: .shared).0 }
-                try await Task.sleep(for: .milliseconds(500))
+            // A blurred render at 1500 px is priced at 90–120 MB: a 120 MB budget holds one at a
+            // time. It takes about 2 s alone (debug), so a 499 that waited for its room would
+            // come a second or more after the departure.
+            let render = "\(Self.heavy)&w=1500"
+            try await Self.withServer(concurrency: 2, extra: ["--memory-budget-mb", "120"]) { serve, base, source in
+                let ahead = Task { try await ServeCommandTests.get("\(base)/img?url=\(source)&\(render)", client: .shared).0 }
+                try await Task.sleep(for: .milliseconds(400))
                 let waiting = try RawConnection(port: serve.port)
-                waiting.send("GET /img?url=\(source)&\(Self.heavy) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-                try await Task.sleep(for: .milliseconds(500))
+                waiting.send("GET /img?url=\(source)&\(render) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                try await Task.sleep(for: .milliseconds(400))
                 waiting.close()
                 let metrics = "\(base)/metrics"
-                #expect(await eventually(timeout: .seconds(1.5)) {
+                #expect(await eventually(timeout: .seconds(0.8)) {
                     let text = (try? await ServeCommandTests.get(metrics, client: .shared).1).map { String(decoding: $0, as: UTF8.self) } ?? ""
                     return text.contains(#"webimage_server_requests_total{status="499"} 1"#)
                 }, "the departed client's request was still waiting for memory")

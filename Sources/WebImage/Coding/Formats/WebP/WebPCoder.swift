@@ -4,7 +4,7 @@ public import Foundation
 /// WebP decoding and encoding over libwebp: lossy, lossless, alpha and animation.
 ///
 /// Still images decode through libwebp's incremental decoder into a buffer we own, given the
-/// file a piece at a time (1/128 of its coded data, 256 bytes to 64 KB: `pieceSize(for:)`)
+/// file a piece at a time (1/128 of its coded data, 256 bytes to 64 KB: `pieces(for:)`)
 /// with a look at `Task.isCancelled` between pieces; with
 /// ``ImageDecodingOptions/thumbnailMaxPixelSize`` libwebp scales while decoding
 /// (`use_scaling`), so the full-size buffer is never allocated. Animations decode frame by frame
@@ -86,6 +86,7 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
             WebPGetFeatures(src.baseAddress?.assumingMemoryBound(to: UInt8.self), src.count, &features)
         }
         let container = WebPContainer(data)
+        if container.isCancelled { throw .cancelled }
         if status == VP8_STATUS_BITSTREAM_ERROR, let canvas = container.canvas, canvas.width * canvas.height >= 1 << 32 {
             // Too large for libwebp to parse: report the declared size so the limit refuses it.
             let header = ImageHeader(
@@ -117,7 +118,8 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
                     config.options.scaled_height = Int32(height)
                 }
                 defer { WebPFreeDecBuffer(&config.output) }
-                return decodeInPieces(src, pieceSize: pieceSize(for: data), &config)
+                let pieces = pieces(for: data)
+                return decodeInPieces(src, pieceSize: pieces.size, firstPiece: pieces.first, &config)
             }
         }
         guard let status else { throw .cancelled }
@@ -132,9 +134,16 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
     /// 49 MP WebP of 2–90 KB, which one or two pieces of 64 KB held, is decoded over many calls.
     /// A lossy file's first partition (modes) must be whole before any row is decoded, and its
     /// tokens can be 3 % of the file: 1/32 left the rows to one or two calls (82 ms), 1/128 to six.
-    static func pieceSize(for data: Data) -> Int {
-        let coded = WebPContainer(data).imageDataBytes
-        return pieceSize(codedBytes: coded > 0 ? coded : data.count)
+    ///
+    /// The first piece holds every chunk before the image's bitstream as well: libwebp parses the
+    /// chunk headers from the start at each call until it reaches the bitstream, so a million
+    /// empty chunks before a 1 × 1 image, given 256 bytes at a time, cost 37 s of CPU (an 8 MB
+    /// file; red team, stop 51).
+    static func pieces(for data: Data) -> (first: Int, size: Int) {
+        let container = WebPContainer(data)
+        let coded = container.imageDataBytes
+        let size = pieceSize(codedBytes: coded > 0 ? coded : data.count)
+        return (container.imageDataOffset + size, size)
     }
 
     /// The same for `codedBytes` of image data (an animation frame's bitstream).
@@ -145,7 +154,7 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
     /// cancelled. This bounds the work after a cancel whenever decoding waits on the bytes, solid
     /// colours included (coding.md, "Stopping a still's decode", has the measured bounds).
     static func decodeInPieces(
-        _ src: UnsafeRawBufferPointer, pieceSize: Int, _ config: inout WebPDecoderConfig
+        _ src: UnsafeRawBufferPointer, pieceSize: Int, firstPiece: Int = 0, _ config: inout WebPDecoderConfig
     ) -> VP8StatusCode? {
         guard let base = src.baseAddress?.assumingMemoryBound(to: UInt8.self), !src.isEmpty else { return VP8_STATUS_NOT_ENOUGH_DATA }
         guard let decoder = WebPIDecode(nil, 0, &config) else { return VP8_STATUS_OUT_OF_MEMORY }
@@ -153,7 +162,7 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
         var given = 0
         while true {
             if Task.isCancelled { return nil }
-            given = min(src.count, given + max(1, pieceSize))
+            given = min(src.count, max(firstPiece, given + max(1, pieceSize)))
             // The same buffer, longer each time: libwebp reads it in place (no copy).
             let status = WebPIUpdate(decoder, base, given)
             if status != VP8_STATUS_SUSPENDED { return status }

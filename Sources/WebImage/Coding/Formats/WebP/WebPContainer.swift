@@ -4,7 +4,8 @@ import Foundation
 ///
 /// libwebp refuses canvases of 2³² pixels or more as a bitstream error before we could report
 /// them as over the limit, so the `VP8X` canvas and the frame and loop counts are read by walking
-/// the chunks here.
+/// the chunks here: one pass that keeps a few numbers per frame and nothing per other chunk,
+/// looking at the cancel every 4,096 chunks.
 struct WebPContainer {
     /// `ANMF` chunks (0 for a still image).
     var frameCount = 0
@@ -21,44 +22,70 @@ struct WebPContainer {
     /// The bytes of the top-level `VP8 `, `VP8L` and `ALPH` chunks (0 for a bare file too short
     /// to say): the still image's coded data, without metadata or padding chunks.
     var imageDataBytes = 0
+    /// Where the first top-level `VP8 `, `VP8L` or `ALPH` chunk starts (0 when there is none):
+    /// everything before it is chunk headers libwebp parses before any pixel.
+    var imageDataOffset = 0
+    /// Whether the walk stopped at a cancel (a file can hold millions of empty chunks).
+    var isCancelled = false
 
     init(_ data: Data) {
-        let bytes = data
-        let start = data.startIndex  // `data` may be a slice
-        func byte(_ i: Int) -> Int { Int(bytes[start + i]) }
+        self = data.withUnsafeBytes { WebPContainer(walking: $0) }
+    }
+
+    private init(walking bytes: UnsafeRawBufferPointer) {
+        func byte(_ i: Int) -> Int { Int(bytes[i]) }
         var offset = 12
+        var chunks = 0
         while offset + 8 <= bytes.count {
-            let tag = String(decoding: bytes[(start + offset)..<(start + offset + 4)], as: UTF8.self)
+            chunks += 1
+            if chunks & 0xFFF == 0, Task.isCancelled {
+                isCancelled = true
+                return
+            }
+            let tag = Self.fourCC(bytes, offset)
             let size = byte(offset + 4) | byte(offset + 5) << 8 | byte(offset + 6) << 16 | byte(offset + 7) << 24
             let payload = offset + 8
-            if tag == "VP8 " { hasLossyBitstream = true }
-            if tag == "VP8 " || tag == "VP8L" || tag == "ALPH" { imageDataBytes += min(size, max(0, bytes.count - payload)) }
-            if tag == "ANMF" {
+            if tag == Self.vp8 { hasLossyBitstream = true }
+            if tag == Self.vp8 || tag == Self.vp8l || tag == Self.alph {
+                if imageDataBytes == 0 { imageDataOffset = offset }
+                imageDataBytes += min(size, max(0, bytes.count - payload))
+            }
+            if tag == Self.anmf {
                 frameCount += 1
                 // The frame's own chunks follow its 16-byte header.
                 if Self.containsLossy(bytes, from: payload + 16, to: min(payload + size, bytes.count)) { hasLossyBitstream = true }
                 durations.append(payload + 15 <= bytes.count ? byte(payload + 12) | byte(payload + 13) << 8 | byte(payload + 14) << 16 : 0)
             }
-            if tag == "VP8X", payload + 10 <= bytes.count {
+            if tag == Self.vp8x, payload + 10 <= bytes.count {
                 isAnimated = byte(payload) & 0x02 != 0
                 canvas = (1 + (byte(payload + 4) | byte(payload + 5) << 8 | byte(payload + 6) << 16),
                           1 + (byte(payload + 7) | byte(payload + 8) << 8 | byte(payload + 9) << 16))
             }
-            if tag == "ANIM", payload + 6 <= bytes.count {
+            if tag == Self.anim, payload + 6 <= bytes.count {
                 loopCount = byte(payload + 4) | byte(payload + 5) << 8
             }
             offset = payload + size + (size & 1)
         }
     }
 
+    // Chunk types as numbers, computed once (a walk compares millions of chunks against them).
+    private static let vp8 = type("VP8 "), vp8l = type("VP8L"), alph = type("ALPH"), anmf = type("ANMF")
+    private static let vp8x = type("VP8X"), anim = type("ANIM")
+
+    private static func type(_ name: StaticString) -> UInt32 {
+        name.withUTF8Buffer { $0.reduce(0) { $0 << 8 | UInt32($1) } }
+    }
+
+    private static func fourCC(_ bytes: UnsafeRawBufferPointer, _ offset: Int) -> UInt32 {
+        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
+    }
+
     /// Whether a `VP8 ` chunk is among the chunks laid out from `from` to `to`.
-    private static func containsLossy(_ data: Data, from: Int, to end: Int) -> Bool {
-        let start = data.startIndex
-        func byte(_ i: Int) -> Int { Int(data[start + i]) }
+    private static func containsLossy(_ bytes: UnsafeRawBufferPointer, from: Int, to end: Int) -> Bool {
         var offset = from
         while offset >= 0, offset + 8 <= end {
-            if data[(start + offset)..<(start + offset + 4)].elementsEqual("VP8 ".utf8) { return true }
-            let size = byte(offset + 4) | byte(offset + 5) << 8 | byte(offset + 6) << 16 | byte(offset + 7) << 24
+            if fourCC(bytes, offset) == vp8 { return true }
+            let size = Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6]) << 16 | Int(bytes[offset + 7]) << 24
             offset = offset + 8 + size + (size & 1)
         }
         return false

@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+/// A WebP's chunks cost one pass however many there are (red team, stop 51): libwebp's
+/// incremental decoder parses the chunk headers from the start at each call until it reaches the
+/// bitstream, so a million empty chunks before a 1 × 1 image, given 256 bytes a call, took 37 s
+/// of CPU (8 MB; 250,000 chunks, 2 MB: 2.7 s). The first piece now reaches the bitstream, and
+/// the container walk keeps nothing per chunk and looks at the cancel.
+extension HeavyTests {
+    @Suite("WebP: many chunks cost one pass")
+    struct WebPChunkWalkTests {
+        /// A 1 × 1 WebP of `colour` with `chunks` empty unknown chunks before its bitstream.
+        static func manyChunkWebP(_ chunks: Int, colour: [UInt8] = [200, 30, 30, 255]) throws -> Data {
+            let plain = try WebPCoder().encode(Image(format: .webp, pixelWidth: 1, pixelHeight: 1, pixels: colour, isOpaque: true), as: .webp, quality: 0.9)
+            let bitstream = [UInt8](plain.dropFirst(12))  // the one VP8 or VP8L chunk
+            func le32(_ value: Int) -> [UInt8] { [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: value >> $0) } }
+            var body = Array("WEBP".utf8) + Array("VP8X".utf8) + le32(10) + [UInt8](repeating: 0, count: 10)
+            body.reserveCapacity(body.count + 8 * chunks + bitstream.count)
+            let empty = Array("ZZZZ".utf8) + le32(0)
+            for _ in 0..<chunks { body += empty }
+            body += bitstream
+            return Data(Array("RIFF".utf8) + le32(body.count) + body)
+        }
+
+        @Test func aStillBehindManyChunksDecodesInOnePass() async throws {
+            let file = try Self.manyChunkWebP(250_000)
+            let plain = try ImageCoderRegistry.default.decode(try Self.manyChunkWebP(0))
+            let (image, spent) = try await offPool { () throws -> (Image, Duration) in
+                let cpu = ThreadCPUClock.current(), start = cpu.used
+                let image = try ImageCoderRegistry.default.decode(file)
+                return (image, cpu.used - start)
+            }
+            #expect(image.pixelWidth == 1 && image.pixels == plain.pixels)
+            #expect(spent < .seconds(1), "the decode took \(spent) of CPU")
+        }
+
+        @Test func aHeaderReadOfManyChunksStopsAtACancel() async throws {
+            let file = try Self.manyChunkWebP(1_000_000)
+            let (error, spent) = await HeavyTests.DecodeCancellationTests.cancelSoonAfterStart(after: .milliseconds(1)) {
+                () throws(ImageDecodingError) in _ = try WebPCoder().readHeader(file)
+            }
+            #expect(error == .cancelled, "the header read ran to its end or failed otherwise")
+            #expect(spent < .milliseconds(100), "\(spent) of CPU after the cancel")
+        }
+    }
+}
