@@ -33,12 +33,12 @@ extension ImageProperties {
             var offset = 8
             while offset + 12 <= b.count {
                 let length = Int(b[offset]) << 24 | Int(b[offset + 1]) << 16 | Int(b[offset + 2]) << 8 | Int(b[offset + 3])
-                let type = String(decoding: UnsafeBufferPointer(rebasing: b[(offset + 4)..<(offset + 8)]), as: UTF8.self)
-                if type == "iCCP" { hasICCProfile = true }
-                if type == "acTL", offset + 16 <= b.count {  // APNG: num_frames, then num_plays
+                let type = PNGChunks.readUInt32(raw, offset + 4)
+                if type == PNGChunks.Types.iccp { hasICCProfile = true }
+                if type == PNGChunks.Types.actl, offset + 16 <= b.count {  // APNG: num_frames, then num_plays
                     loopCount = b[(offset + 12)..<(offset + 16)].reduce(0) { $0 << 8 | Int($1) }
                 }
-                if type == "IDAT" || type == "IEND" || length > b.count - offset - 12 { return }
+                if type == PNGChunks.Types.idat || type == PNGChunks.Types.iend || length > b.count - offset - 12 { return }
                 offset += 12 + length
             }
         }

@@ -44,13 +44,13 @@ extension EmbeddedColor {
             while offset + 12 <= b.count {
                 let length = Int(b[offset]) << 24 | Int(b[offset + 1]) << 16 | Int(b[offset + 2]) << 8 | Int(b[offset + 3])
                 guard length <= b.count - offset - 12 else { return }
-                let type = String(decoding: UnsafeBufferPointer(rebasing: b[(offset + 4)..<(offset + 8)]), as: UTF8.self)
-                if type == "IDAT" || type == "IEND" { return }
-                if type == "sRGB" { isSRGB = true; return }
+                let type = PNGChunks.readUInt32(raw, offset + 4)
+                if type == PNGChunks.Types.idat || type == PNGChunks.Types.iend { return }
+                if type == PNGChunks.Types.srgb { isSRGB = true; return }
                 func u32(_ at: Int) -> UInt32 { UInt32(b[at]) << 24 | UInt32(b[at + 1]) << 16 | UInt32(b[at + 2]) << 8 | UInt32(b[at + 3]) }
-                if type == "gAMA", length == 4 { gamma = u32(offset + 8) }
-                if type == "cHRM", length == 32 { chromaticities = (0..<8).map { u32(offset + 8 + 4 * $0) } }
-                if type == "iCCP" {
+                if type == PNGChunks.Types.gama, length == 4 { gamma = u32(offset + 8) }
+                if type == PNGChunks.Types.chrm, length == 32 { chromaticities = (0..<8).map { u32(offset + 8 + 4 * $0) } }
+                if type == PNGChunks.Types.iccp {
                     let body = (offset + 8)..<(offset + 8 + length)
                     // The name is 1–79 bytes; then its terminator and the compression method (0).
                     if let zero = b[body].prefix(80).firstIndex(of: 0), zero > body.lowerBound, zero + 2 <= body.upperBound, b[zero + 1] == 0 {

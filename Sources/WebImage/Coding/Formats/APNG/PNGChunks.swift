@@ -49,6 +49,13 @@ struct PNGChunks {
 
     private static let iend = type("IEND")
 
+    /// Chunk types the walks over a PNG compare with, as numbers computed once (a hostile file
+    /// holds millions of chunks; a `String` made for each cost more than the walk).
+    enum Types {
+        static let idat = type("IDAT"), iend = type("IEND"), srgb = type("sRGB"), gama = type("gAMA")
+        static let chrm = type("cHRM"), iccp = type("iCCP"), actl = type("acTL"), exif = type("eXIf")
+    }
+
     private mutating func end(truncated: Bool) -> Chunk? {
         self.truncated = truncated
         offset = nil

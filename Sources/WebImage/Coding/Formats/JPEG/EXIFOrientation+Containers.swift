@@ -15,9 +15,9 @@ extension EXIFOrientation {
         var offset = 8
         while offset + 12 <= bytes.count {
             let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
-            let type = String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self)
-            guard length <= bytes.count - offset - 12, type != "IEND" else { return .up }
-            if type == "eXIf" { return ImageOrientation(exifValue: orientation(inTIFF: Array(bytes[(offset + 8)..<(offset + 8 + length)])) ?? 1) }
+            let type = PNGChunks.readUInt32(UnsafeRawBufferPointer(bytes), offset + 4)
+            guard length <= bytes.count - offset - 12, type != PNGChunks.Types.iend else { return .up }
+            if type == PNGChunks.Types.exif { return ImageOrientation(exifValue: orientation(inTIFF: Array(bytes[(offset + 8)..<(offset + 8 + length)])) ?? 1) }
             offset += 12 + length
         }
         return .up

@@ -27,7 +27,7 @@ enum JPEGFrameScan {
                 if marker == 0xD9 || marker == 0xDA { return 0 }  // EOI or the first scan: no progressive frame
                 let length = Int(bytes[i]) << 8 | Int(bytes[i + 1])
                 guard length >= 2 else { return 0 }
-                if [0xC2, 0xC6, 0xCA, 0xCE].contains(marker) {
+                if marker == 0xC2 || marker == 0xC6 || marker == 0xCA || marker == 0xCE {  // no array a segment
                     // P, Y (2 bytes), X (2 bytes), Nf.
                     guard i + 8 <= bytes.count else { return 0 }
                     let height = Int(bytes[i + 3]) << 8 | Int(bytes[i + 4])

@@ -16,9 +16,8 @@ public enum PNGChunkScan {
             while offset + 12 <= bytes.count {
                 let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
                 guard length <= bytes.count - offset - 12 else { return [] }  // cut: libspng's concern
-                let type = UnsafeBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 8)])
-                if type.elementsEqual(Array("IEND".utf8)) { return [] }
-                if type[0] & 0x20 != 0 {  // ancillary
+                if PNGChunks.readUInt32(raw, offset + 4) == PNGChunks.Types.iend { return [] }
+                if bytes[offset + 4] & 0x20 != 0 {  // ancillary
                     let stored = bytes[(offset + 8 + length)..<(offset + 12 + length)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
                     if crc32(UnsafeBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 8 + length)])) != stored {
                         return .damagedMetadata
@@ -41,7 +40,7 @@ public enum PNGChunkScan {
                 let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
                 guard length <= bytes.count - offset - 12 else { break }
                 let chunk = UnsafeBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 8)])
-                if chunk.elementsEqual(Array("IDAT".utf8)) { break }
+                if PNGChunks.readUInt32(raw, offset + 4) == PNGChunks.Types.idat { break }
                 if chunk.elementsEqual(name) {
                     kept.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[copiedUpTo..<offset]))
                     copiedUpTo = offset + 12 + length
