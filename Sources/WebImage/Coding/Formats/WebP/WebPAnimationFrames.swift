@@ -23,6 +23,8 @@ final class WebPAnimationFrames: FrameSequencing {
     private let isAnimation: Bool
     private let compositor: WebPFrameCompositor
     private let sizing: FrameSizing
+    /// Each frame found in constant time (the demuxer walks its list from the first).
+    private let index: WebPFrameIndex
     private(set) var position = 0
 
     /// The pixel limit must have been checked against the header first.
@@ -43,6 +45,7 @@ final class WebPAnimationFrames: FrameSequencing {
         isAnimation = WebPDemuxGetI(demuxer, WEBP_FF_FORMAT_FLAGS) & ANIMATION_FLAG.rawValue != 0
         compositor = WebPFrameCompositor(width: width, height: height)
         sizing = FrameSizing(width: width, height: height, options: options)
+        index = isAnimation ? WebPFrameIndex(bytes.bytes) : WebPFrameIndex(UnsafeRawBufferPointer(start: nil, count: 0))
     }
 
     deinit { WebPDemuxDelete(demuxer) }
@@ -69,18 +72,32 @@ final class WebPAnimationFrames: FrameSequencing {
     /// position has moved on (asked for again, it is decoded again from the first frame).
     private func advance() throws(ImageDecodingError) -> Int? {
         guard position < frameCount else { return nil }
+        if isAnimation, let frame = index.frame(position, in: bytes.bytes) {
+            return try show(frame, complete: true, declared: (frame.width, frame.height))
+        }
         var iterator = WebPIterator()
         guard let number = Int32(exactly: position + 1), WebPDemuxGetFrame(demuxer, number, &iterator) != 0 else {
             throw .corrupt(format: .webp, reason: "frame \(position) is missing")
         }
         defer { WebPDemuxReleaseIterator(&iterator) }
-        let placement = try placement(of: iterator)
+        let fragment = UnsafeRawBufferPointer(start: iterator.fragment.bytes, count: iterator.fragment.size)
+        let frame = WebPFrameIndex.Frame(
+            x: Int(iterator.x_offset), y: Int(iterator.y_offset), width: Int(iterator.width), height: Int(iterator.height),
+            milliseconds: Int(iterator.duration), blends: iterator.blend_method == WEBP_MUX_BLEND,
+            disposesToBackground: iterator.dispose_method == WEBP_MUX_DISPOSE_BACKGROUND, fragment: fragment, hasAlpha: iterator.has_alpha != 0)
+        let declared = isAnimation ? try declaredSize(of: fragment) : (canvasWidth, canvasHeight)
+        return try show(frame, complete: iterator.complete != 0, declared: declared)
+    }
+
+    /// Decodes `frame` and composites it; its duration.
+    private func show(_ frame: WebPFrameIndex.Frame, complete: Bool, declared: (Int, Int)) throws(ImageDecodingError) -> Int {
+        let placement = try placement(of: frame, complete: complete, declared: declared)
         // Inside the canvas, which passed the pixel limit: no overflow.
         let pixels = try WebPFrameCompositor.Buffer(byteCount: placement.width * placement.height * 4, zeroed: false)
-        try decode(iterator.fragment, into: pixels.bytes, width: placement.width, height: placement.height)
+        try decode(frame.fragment, into: pixels.bytes, width: placement.width, height: placement.height)
         try compositor.composite(pixels, at: placement)
         position += 1
-        return Int(iterator.duration)
+        return frame.milliseconds
     }
 
     func rewind(toAtMost index: Int) {
@@ -89,28 +106,29 @@ final class WebPAnimationFrames: FrameSequencing {
     }
 
     /// The frame's rectangle, refused unless it lies inside the canvas and its bitstream is as
-    /// large as the frame header says (the demuxer takes the size from the bitstream alone).
-    private func placement(of frame: WebPIterator) throws(ImageDecodingError) -> WebPFrameCompositor.Placement {
-        let x = Int(frame.x_offset), y = Int(frame.y_offset), width = Int(frame.width), height = Int(frame.height)
+    /// large as the frame header says (`declared`; the demuxer takes the size from the bitstream alone).
+    private func placement(
+        of frame: WebPFrameIndex.Frame, complete: Bool, declared: (Int, Int)
+    ) throws(ImageDecodingError) -> WebPFrameCompositor.Placement {
+        let x = frame.x, y = frame.y, width = frame.width, height = frame.height
         let (right, o1) = x.addingReportingOverflow(width), (bottom, o2) = y.addingReportingOverflow(height)
-        guard frame.complete != 0, x >= 0, y >= 0, width > 0, height > 0, !o1, !o2, right <= canvasWidth, bottom <= canvasHeight else {
+        guard complete, x >= 0, y >= 0, width > 0, height > 0, !o1, !o2, right <= canvasWidth, bottom <= canvasHeight else {
             throw .corrupt(format: .webp, reason: "frame \(position) lies outside the \(canvasWidth)×\(canvasHeight) canvas")
         }
-        let declared = isAnimation ? try declaredSize(of: frame.fragment) : (canvasWidth, canvasHeight)
         var features = WebPBitstreamFeatures()
-        guard WebPGetFeatures(frame.fragment.bytes, frame.fragment.size, &features) == VP8_STATUS_OK,
+        guard WebPGetFeatures(frame.fragment.baseAddress?.assumingMemoryBound(to: UInt8.self), frame.fragment.count, &features) == VP8_STATUS_OK,
               Int(features.width) == width, Int(features.height) == height, declared == (width, height) else {
             throw .corrupt(format: .webp, reason: "frame \(position)'s bitstream is not the \(declared.0)×\(declared.1) its header declares")
         }
         return .init(
-            x: x, y: y, width: width, height: height, hasAlpha: frame.has_alpha != 0,
-            blends: frame.blend_method == WEBP_MUX_BLEND, disposesToBackground: frame.dispose_method == WEBP_MUX_DISPOSE_BACKGROUND)
+            x: x, y: y, width: width, height: height, hasAlpha: frame.hasAlpha ?? (features.has_alpha != 0),
+            blends: frame.blends, disposesToBackground: frame.disposesToBackground)
     }
 
     /// The size an `ANMF` header declares for the bitstream at `fragment`: its frame data (the
     /// bitstream's first chunk) follows the chunk's 8-byte header and 16 bytes of frame header.
-    private func declaredSize(of fragment: WebPData) throws(ImageDecodingError) -> (Int, Int) {
-        guard let base = bytes.uint8Pointer, let start = fragment.bytes else { throw .corrupt(format: .webp, reason: "frame without data") }
+    private func declaredSize(of fragment: UnsafeRawBufferPointer) throws(ImageDecodingError) -> (Int, Int) {
+        guard let base = bytes.bytes.baseAddress, let start = fragment.baseAddress else { throw .corrupt(format: .webp, reason: "frame without data") }
         let offset = start - base
         guard offset >= 12 + 24, offset <= bytes.bytes.count, bytes.bytes[(offset - 24)..<(offset - 20)].elementsEqual("ANMF".utf8) else {
             throw .corrupt(format: .webp, reason: "frame \(position) is not in an ANMF chunk")
@@ -120,13 +138,11 @@ final class WebPAnimationFrames: FrameSequencing {
     }
 
     /// Straight RGBA8 of the frame's bitstream into `pixels` (every pixel written on success).
-    private func decode(_ fragment: WebPData, into pixels: UnsafeMutableRawBufferPointer, width: Int, height: Int) throws(ImageDecodingError) {
+    private func decode(_ fragment: UnsafeRawBufferPointer, into pixels: UnsafeMutableRawBufferPointer, width: Int, height: Int) throws(ImageDecodingError) {
         let status = pixels.withMemoryRebound(to: UInt8.self) { rgba -> VP8StatusCode? in
             guard var config = WebPCoder.rgbaConfig(writingTo: rgba, width: width) else { return VP8_STATUS_INVALID_PARAM }
             defer { WebPFreeDecBuffer(&config.output) }
-            return WebPCoder.decodeInPieces(
-                UnsafeRawBufferPointer(start: fragment.bytes, count: fragment.size),
-                pieceSize: WebPCoder.pieceSize(codedBytes: fragment.size), &config)
+            return WebPCoder.decodeInPieces(fragment, pieceSize: WebPCoder.pieceSize(codedBytes: fragment.count), &config)
         }
         guard let status else { throw .cancelled }
         do {
