@@ -48,7 +48,7 @@ extension HeavyTests {
 
 extension HeavyTests.WebPChunkWalkTests {
     /// A `frames`-frame animation of one-pixel frames alternating red and blue, 20 ms each.
-    static func manyFrameWebP(_ frames: Int) throws -> Data {
+    static func manyFrameWebP(_ frames: Int, unknownChunksAfterFirst unknown: Int = 0) throws -> Data {
         func le(_ value: Int, _ bytes: Int) -> [UInt8] { (0..<bytes).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
         func bitstream(_ colour: [UInt8]) throws -> [UInt8] {
             // Lossless, so the colours come back exactly.
@@ -65,7 +65,10 @@ extension HeavyTests.WebPChunkWalkTests {
         var body = Array("WEBP".utf8) + Array("VP8X".utf8) + le(10, 4) + [0x02, 0, 0, 0] + le(0, 3) + le(0, 3)
         body += Array("ANIM".utf8) + le(6, 4) + [0, 0, 0, 0] + le(0, 2)
         body.reserveCapacity(body.count + frames * max(redFrame.count, blueFrame.count))
-        for index in 0..<frames { body += index.isMultiple(of: 2) ? redFrame : blueFrame }
+        for index in 0..<frames {
+            body += index.isMultiple(of: 2) ? redFrame : blueFrame
+            if index == 0 { for _ in 0..<unknown { body += Array("ZZZZ".utf8) + le(0, 4) } }
+        }
         return Data(Array("RIFF".utf8) + le(body.count, 4) + body)
     }
 
@@ -82,5 +85,19 @@ extension HeavyTests.WebPChunkWalkTests {
         #expect(image.frames.count == 60_000 && image.frames.allSatisfy { $0.duration == .milliseconds(20) })
         #expect(image.frames[0].pixels == [255, 0, 0, 255] && image.frames[59_999].pixels == [0, 0, 255, 255])
         #expect(spent < .seconds(2.5), "decoding every frame took \(spent) of CPU")
+    }
+
+    /// The demuxer keeps a record of every chunk: 6 M empty chunks between two frames held 308 MB
+    /// (red team, stop 51). An animation with more than 4,096 chunks besides its frames is
+    /// refused before the demuxer sees it; a few are read past as before.
+    @Test func anAnimationOfManyOtherChunksIsRefusedBeforeTheDemuxer() throws {
+        let few = try ImageCoderRegistry.default.decode(try Self.manyFrameWebP(2, unknownChunksAfterFirst: 10))
+        #expect(few.frames.count == 2 && few.frames[1].pixels == [0, 0, 255, 255])
+        #expect {
+            _ = try ImageCoderRegistry.default.decode(try Self.manyFrameWebP(2, unknownChunksAfterFirst: 100_000))
+        } throws: { error in
+            guard case ImageDecodingError.corrupt(_, let reason) = error else { return false }
+            return reason.contains("besides the frames")
+        }
     }
 }

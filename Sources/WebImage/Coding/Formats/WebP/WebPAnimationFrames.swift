@@ -29,6 +29,12 @@ final class WebPAnimationFrames: FrameSequencing {
 
     /// The pixel limit must have been checked against the header first.
     init(_ bytes: PinnedBytes, options: ImageDecodingOptions) throws(ImageDecodingError) {
+        let index = WebPFrameIndex(bytes.bytes)
+        if index.isCancelled { throw .cancelled }
+        // Before the demuxer, which keeps a record of every chunk.
+        guard index.count == 0 || index.otherChunks <= WebPFrameIndex.maxOtherChunks else {
+            throw .corrupt(format: .webp, reason: "\(index.otherChunks) chunks besides the frames, more than \(WebPFrameIndex.maxOtherChunks)")
+        }
         var input = WebPData(bytes: bytes.uint8Pointer, size: bytes.bytes.count)
         guard let demuxer = WebPDemux(&input) else { throw .corrupt(format: .webp, reason: "invalid animation") }
         let width = Int(WebPDemuxGetI(demuxer, WEBP_FF_CANVAS_WIDTH)), height = Int(WebPDemuxGetI(demuxer, WEBP_FF_CANVAS_HEIGHT))
@@ -45,7 +51,7 @@ final class WebPAnimationFrames: FrameSequencing {
         isAnimation = WebPDemuxGetI(demuxer, WEBP_FF_FORMAT_FLAGS) & ANIMATION_FLAG.rawValue != 0
         compositor = WebPFrameCompositor(width: width, height: height)
         sizing = FrameSizing(width: width, height: height, options: options)
-        index = isAnimation ? WebPFrameIndex(bytes.bytes) : WebPFrameIndex(UnsafeRawBufferPointer(start: nil, count: 0))
+        self.index = index
     }
 
     deinit { WebPDemuxDelete(demuxer) }
