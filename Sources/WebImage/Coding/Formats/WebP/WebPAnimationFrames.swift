@@ -29,12 +29,13 @@ final class WebPAnimationFrames: FrameSequencing {
 
     /// The pixel limit must have been checked against the header first.
     init(_ bytes: PinnedBytes, options: ImageDecodingOptions) throws(ImageDecodingError) {
-        let index = WebPFrameIndex(bytes.bytes)
-        if index.isCancelled { throw .cancelled }
+        let container = WebPContainer(walking: bytes.bytes)
+        if container.isCancelled { throw .cancelled }
         // Before the demuxer, which keeps a record of every chunk.
-        guard index.count == 0 || index.otherChunks <= WebPFrameIndex.maxOtherChunks else {
-            throw .corrupt(format: .webp, reason: "\(index.otherChunks) chunks besides the frames, more than \(WebPFrameIndex.maxOtherChunks)")
+        guard container.frameCount == 0 || container.otherChunks <= WebPFrameIndex.maxOtherChunks else {
+            throw .corrupt(format: .webp, reason: "\(container.otherChunks) chunks besides the frames, more than \(WebPFrameIndex.maxOtherChunks)")
         }
+        let index = WebPFrameIndex(container)
         var input = WebPData(bytes: bytes.uint8Pointer, size: bytes.bytes.count)
         guard let demuxer = WebPDemux(&input) else { throw .corrupt(format: .webp, reason: "invalid animation") }
         let width = Int(WebPDemuxGetI(demuxer, WEBP_FF_CANVAS_WIDTH)), height = Int(WebPDemuxGetI(demuxer, WEBP_FF_CANVAS_HEIGHT))

@@ -25,6 +25,10 @@ struct WebPContainer {
     /// Where the first top-level `VP8 `, `VP8L` or `ALPH` chunk starts (0 when there is none):
     /// everything before it is chunk headers libwebp parses before any pixel.
     var imageDataOffset = 0
+    /// Where each `ANMF` chunk's payload starts, in file order (``WebPFrameIndex``).
+    var frameStarts: [Int] = []
+    /// Top-level chunks that are not `ANMF` frames.
+    var otherChunks = 0
     /// Whether the walk stopped at a cancel (a file can hold millions of empty chunks).
     var isCancelled = false
 
@@ -32,7 +36,8 @@ struct WebPContainer {
         self = data.withUnsafeBytes { WebPContainer(walking: $0) }
     }
 
-    private init(walking bytes: UnsafeRawBufferPointer) {
+    /// The container of the file in `bytes`.
+    init(walking bytes: UnsafeRawBufferPointer) {
         func byte(_ i: Int) -> Int { Int(bytes[i]) }
         var offset = 12
         var chunks = 0
@@ -50,8 +55,10 @@ struct WebPContainer {
                 if imageDataBytes == 0 { imageDataOffset = offset }
                 imageDataBytes += min(size, max(0, bytes.count - payload))
             }
+            if tag != Self.anmf { otherChunks += 1 }
             if tag == Self.anmf {
                 frameCount += 1
+                frameStarts.append(payload)
                 // The frame's own chunks follow its 16-byte header.
                 if Self.containsLossy(bytes, from: payload + 16, to: min(payload + size, bytes.count)) { hasLossyBitstream = true }
                 durations.append(payload + 15 <= bytes.count ? byte(payload + 12) | byte(payload + 13) << 8 | byte(payload + 14) << 16 : 0)

@@ -26,30 +26,12 @@ struct WebPFrameIndex {
     static let maxOtherChunks = 4_096
 
     /// Where each `ANMF` chunk's payload starts, in file order (the demuxer's frame numbers).
-    private var starts: [Int] = []
-    /// Top-level chunks that are not frames.
-    private(set) var otherChunks = 0
-    /// Whether the walk stopped at a cancel.
-    private(set) var isCancelled = false
+    private let starts: [Int]
 
-    /// The frames of the file in `bytes`, walked once (looking at the cancel every 4,096 chunks).
-    init(_ bytes: UnsafeRawBufferPointer) {
-        var offset = 12
-        var chunks = 0
-        while offset + 8 <= bytes.count {
-            chunks += 1
-            if chunks & 0xFFF == 0, Task.isCancelled {
-                isCancelled = true
-                return
-            }
-            let size = Self.le32(bytes, offset + 4)
-            if Self.fourCC(bytes, offset) == Self.anmf { starts.append(offset + 8) } else { otherChunks += 1 }
-            offset += 8 + size + (size & 1)
-        }
+    /// The frames `container` found in its one walk of the file.
+    init(_ container: WebPContainer) {
+        starts = container.frameStarts
     }
-
-    /// Frames the index found.
-    var count: Int { starts.count }
 
     /// Frame `index` (0-based), or nil when the index does not know it.
     func frame(_ index: Int, in bytes: UnsafeRawBufferPointer) -> Frame? {
@@ -78,7 +60,7 @@ struct WebPFrameIndex {
         return frame
     }
 
-    private static let anmf = fourCC("ANMF"), alph = fourCC("ALPH"), vp8 = fourCC("VP8 "), vp8l = fourCC("VP8L")
+    private static let alph = fourCC("ALPH"), vp8 = fourCC("VP8 "), vp8l = fourCC("VP8L")
 
     private static func fourCC(_ name: StaticString) -> UInt32 {
         name.withUTF8Buffer { $0.reduce(0) { $0 << 8 | UInt32($1) } }
