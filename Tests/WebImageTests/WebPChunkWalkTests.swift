@@ -101,3 +101,38 @@ extension HeavyTests.WebPChunkWalkTests {
         }
     }
 }
+
+extension HeavyTests.WebPChunkWalkTests {
+    /// A 1 × 1 JPEG with `segments` empty COM segments after SOI, and a 1 × 1 PNG with `chunks`
+    /// empty ancillary chunks before IDAT (4 and 12 bytes an item).
+    static func manySegmentFiles(_ count: Int) throws -> (jpeg: Data, png: Data) {
+        let pixel = Image(format: .png, pixelWidth: 1, pixelHeight: 1, pixels: [10, 20, 30, 255], isOpaque: true)
+        let jpeg = try JPEGCoder().encode(pixel, as: .jpeg, quality: 0.9), png = try PNGCoder().encode(pixel, as: .png, quality: 1)
+        var comments = Data(capacity: 4 * count)
+        for _ in 0..<count { comments.append(contentsOf: [0xFF, 0xFE, 0x00, 0x02]) }
+        // "zzZz" (ancillary, private, safe to copy) with an empty body: length 0, type, CRC-32 of the type.
+        let type = Array("zzZz".utf8)
+        let crc = type.withUnsafeBufferPointer { PNGChunkScan.crc32($0) }
+        let chunk: [UInt8] = [0, 0, 0, 0] + type + [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: crc >> $0) }
+        var chunks = Data(capacity: 12 * count)
+        for _ in 0..<count { chunks.append(contentsOf: chunk) }
+        let ihdrEnd = 8 + 25  // signature, then IHDR (13 bytes of data, 12 of frame)
+        return (jpeg.prefix(2) + comments + jpeg.dropFirst(2), png.prefix(ihdrEnd) + chunks + png.dropFirst(ihdrEnd))
+    }
+
+    /// The walks over JPEG segments and PNG chunks look at the cancel (red team, stop 51: millions
+    /// of empty segments in a 48 MB file kept a core busy for seconds after a deadline).
+    @Test func decodesOfManySegmentsStopAtACancel() async throws {
+        let (jpeg, png) = try Self.manySegmentFiles(2_000_000)
+        #expect(try JPEGCoder().decode(Self.manySegmentFiles(10).jpeg, options: .default).pixelWidth == 1)
+        #expect(try PNGCoder().decode(Self.manySegmentFiles(10).png, options: .default).pixelWidth == 1)
+        for (name, file) in [("jpeg", jpeg), ("png", png)] {
+            let (error, spent) = await HeavyTests.DecodeCancellationTests.cancelSoonAfterStart(after: .milliseconds(1)) {
+                () throws(ImageDecodingError) in
+                _ = name == "jpeg" ? try JPEGCoder().decode(file, options: .default) : try PNGCoder().decode(file, options: .default)
+            }
+            #expect(error == .cancelled, "\(name): the decode ran to its end or failed otherwise")
+            #expect(spent < .milliseconds(150), "\(name): \(spent) of CPU after the cancel")
+        }
+    }
+}

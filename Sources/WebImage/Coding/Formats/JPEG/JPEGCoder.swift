@@ -66,6 +66,7 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
         let (header, colorspace) = try Self.header(handle, data)
         try options.checkPixelLimit(header)
         var repairs = try options.allow(JPEGMarkerScan.repairs(in: data), in: .jpeg, "malformed marker segments")
+        if Task.isCancelled { throw .cancelled }  // the scan may have stopped early for it
         let target: (width: Int, height: Int) = options.thumbnailMaxPixelSize.map {
             Resampler.fittingSize(width: header.pixelWidth, height: header.pixelHeight, maxWidth: $0, maxHeight: $0)
         } ?? (header.pixelWidth, header.pixelHeight)

@@ -17,8 +17,12 @@ enum JPEGFrameScan {
         data.withUnsafeBytes { raw -> Int in
             let bytes = raw.bindMemory(to: UInt8.self)
             var i = 2  // after SOI
+            var segments = 0
             while i + 4 <= bytes.count {
                 guard bytes[i] == 0xFF else { i += 1; continue }  // junk: libjpeg skips it too
+                // Millions of empty segments are a few bytes each: a cancelled header read stops.
+                segments += 1
+                if segments & 0xFFF == 0, Task.isCancelled { return 0 }
                 while i < bytes.count, bytes[i] == 0xFF { i += 1 }
                 guard i + 3 <= bytes.count else { return 0 }
                 let marker = bytes[i]

@@ -19,7 +19,11 @@ public enum JPEGMarkerScan {
     private static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> ImageRepairs {
         var found: ImageRepairs = []
         var i = 2  // after SOI
+        var segments = 0
         while i < bytes.count {
+            // A cancelled decode stops here, then throws `.cancelled` (JPEGCoder.decode).
+            segments += 1
+            if segments & 0xFFF == 0, Task.isCancelled { return found }
             guard bytes[i] == 0xFF else {
                 found.insert(.junkBytes)
                 i += 1

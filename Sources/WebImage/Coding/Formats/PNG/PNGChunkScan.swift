@@ -13,7 +13,11 @@ public enum PNGChunkScan {
         data.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
             var offset = 8
+            var chunks = 0
             while offset + 12 <= bytes.count {
+                // A cancelled decode stops here (millions of empty chunks), then throws `.cancelled`.
+                chunks += 1
+                if chunks & 0xFFF == 0, Task.isCancelled { return [] }
                 let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
                 guard length <= bytes.count - offset - 12 else { return [] }  // cut: libspng's concern
                 if PNGChunks.readUInt32(raw, offset + 4) == PNGChunks.Types.iend { return [] }

@@ -27,6 +27,7 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
 
     public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
         let repairs = try options.allow(PNGChunkScan.repairs(in: data), in: .png, "an ancillary chunk's CRC does not match")
+        if Task.isCancelled { throw .cancelled }  // the scan may have stopped early for it
         do throws(ImageDecodingError) {
             var image = try Self.withDecoder(data) { ctx throws(ImageDecodingError) in
                 let header = try Self.header(ctx)
