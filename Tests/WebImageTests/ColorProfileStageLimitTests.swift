@@ -67,4 +67,17 @@ struct ColorProfileStageLimitTests {
         let image = try ImageCoderRegistry.default.decode(try Self.jpeg(with: Self.profile(stages: 3)))
         #expect(image.sourceColorProfile?.description == "stages", "the profile within the limits was not used")
     }
+
+    /// The check itself stays small whatever the offsets share: a curve set declaring 65,535
+    /// curves (one a channel; LittleCMS takes 16) is refused without walking them.
+    @Test func aStageOfTooManyCurvesIsRefusedAtOnce() {
+        var icc = [UInt8](Self.profile(stages: 1))
+        // Turn the one `matf` stage into a `cvst` of 65,535 channels.
+        let at = icc.count - 60  // the element is the file's last 60 bytes
+        #expect(Array(icc[at..<(at + 4)]) == Array("matf".utf8))
+        icc.replaceSubrange(at..<(at + 4), with: Array("cvst".utf8))
+        icc[at + 8] = 0xFF
+        icc[at + 9] = 0xFF
+        #expect(!ICCProfileLimits.allows(Data(icc)))
+    }
 }

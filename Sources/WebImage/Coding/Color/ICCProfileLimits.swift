@@ -20,6 +20,8 @@ enum ICCProfileLimits {
     static let maxSegments = 64
     /// Tags LittleCMS reads (its `MAX_TABLE_TAG`); a profile with more is refused there too.
     static let maxTags = 100
+    /// Channels of a stage (LittleCMS's `cmsMAXCHANNELS`).
+    static let maxChannels = 16
 
     /// Whether every `mpet` tag and every segmented curve in it is within the limits; a tag
     /// table or an offset that does not fit the bytes is left for LittleCMS to refuse.
@@ -32,7 +34,7 @@ enum ICCProfileLimits {
                 let entry = 132 + 12 * index
                 guard entry + 12 <= bytes.count else { return true }
                 let offset = Int(readUInt32(bytes, entry + 4))
-                guard offset <= bytes.count - 16, type(bytes, at: offset) == "mpet" else { continue }
+                guard offset <= bytes.count - 16, type(bytes, at: offset) == mpet else { continue }
                 if !allowsStages(bytes, tag: offset) { return false }
             }
             return true
@@ -47,21 +49,30 @@ enum ICCProfileLimits {
             let position = tag + 16 + 8 * stage
             guard position + 8 <= bytes.count else { return true }
             let element = tag + Int(readUInt32(bytes, position))
-            guard element <= bytes.count - 12, type(bytes, at: element) == "cvst" else { continue }
+            guard element <= bytes.count - 12, type(bytes, at: element) == cvst else { continue }
+            // One curve a channel, and LittleCMS takes at most 16 channels: more is refused here, so
+            // that this walk stays at 100 tags × 16 stages × 16 curves whatever the offsets share.
             let curves = Int(readUInt16(bytes, element + 8))
+            guard curves <= maxChannels else { return false }
             for curve in 0..<curves {
                 let entry = element + 12 + 8 * curve
                 guard entry + 8 <= bytes.count else { return true }
                 let start = element + Int(readUInt32(bytes, entry))
-                guard start <= bytes.count - 12, type(bytes, at: start) == "curf" else { continue }
+                guard start <= bytes.count - 12, type(bytes, at: start) == curf else { continue }
                 if Int(readUInt16(bytes, start + 8)) > maxSegments { return false }
             }
         }
         return true
     }
 
-    private static func type(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> String {
-        String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + 4)]), as: UTF8.self)
+    private static func type(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {
+        readUInt32(bytes, offset)
+    }
+
+    private static let mpet = fourCC("mpet"), cvst = fourCC("cvst"), curf = fourCC("curf")
+
+    private static func fourCC(_ name: StaticString) -> UInt32 {
+        name.withUTF8Buffer { $0.reduce(0) { $0 << 8 | UInt32($1) } }
     }
 
     private static func readUInt32(_ bytes: UnsafeRawBufferPointer, _ offset: Int) -> UInt32 {
