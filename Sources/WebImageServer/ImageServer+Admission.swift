@@ -95,6 +95,12 @@ extension ImageServer {
             return original
         case .failure(let error):
             slot.release()
+            // A departure cancels the fetch, which may fail ("download cancelled") before the
+            // deadline has seen the close: still the client's doing, a 499, not the source's 502.
+            if watch?.isClosed == true {
+                logger.info("client left; source fetch stopped", metadata: ["url": "\(url.absoluteString)"])
+                throw .clientClosed
+            }
             if case .loadingFailed(.transport(let underlying)) = error, !(underlying is AddressRefusal) {
                 logger.info("source fetch failed", metadata: ["url": "\(url.absoluteString)", "error": "\(underlying)"])
             }
@@ -152,6 +158,8 @@ extension ImageServer {
             logger.warning("render timed out", metadata: ["url": "\(source)"])
             throw .processingTimeout
         }
+        // The same race on the render: stopped by the departure, it fails as cancelled.
+        if case .failure = outcome, watch?.isClosed == true { throw .clientClosed }
         return try outcome.get()
     }
 
