@@ -83,11 +83,11 @@ struct ImageRenderer: Sendable {
         let animation: (any AnimatedImageDecoding)?
         do { animation = try coders.animatedDecoder(for: source, options: options) } catch { throw ImageServerError(error) }
         guard let animation, animation.frameCount > 1 else { return nil }
-        let orientation = (try? ImageProperties.read(from: source).orientation) ?? .up
+        let orientation = ImageProperties.orientation(of: source, format: header.format)
         let upright = orientation.swapsWidthAndHeight
             ? (width: animation.pixelHeight, height: animation.pixelWidth) : (width: animation.pixelWidth, height: animation.pixelHeight)
         var steps = processors
-        let done = insideTarget(source, header).map { upright == $0 } ?? false
+        let done = insideTarget(source, header, orientation: orientation).map { upright == $0 } ?? false
         if let resize, !done { steps.append(resize.steady) }
         steps += finishing
         let lossy = outputFormat == .webp
@@ -141,11 +141,11 @@ struct ImageRenderer: Sendable {
         }
     }
 
-    /// With `fit=inside` and no steps before the resize, the output size (upright), when it is
-    /// smaller than the source.
-    func insideTarget(_ source: Data, _ header: ImageHeader) -> (width: Int, height: Int)? {
+    /// With `fit=inside` and no steps before the resize, the output size (upright, as the
+    /// source's orientation turns it: `known`, or read from `source`), when it is smaller than the source.
+    func insideTarget(_ source: Data, _ header: ImageHeader, orientation known: ImageOrientation? = nil) -> (width: Int, height: Int)? {
         guard processors.isEmpty, parameters.fit == .inside, let resize, header.pixelWidth > 0, header.pixelHeight > 0 else { return nil }
-        let orientation = (try? ImageProperties.read(from: source).orientation) ?? .up
+        let orientation = known ?? ImageProperties.orientation(of: source, format: header.format)
         let (w, h) = orientation.swapsWidthAndHeight ? (header.pixelHeight, header.pixelWidth) : (header.pixelWidth, header.pixelHeight)
         let plan = resize.plan(sourceWidth: w, sourceHeight: h)
         guard plan.width < w || plan.height < h else { return nil }

@@ -30,16 +30,12 @@ extension ImageProperties {
             guard b.count >= 29 else { return }
             bitDepth = Int(b[24])
             colorModel = switch b[25] { case 0: .gray; case 2: .rgb; case 3: .indexed; case 4: .grayAlpha; default: .rgba }
-            var offset = 8
-            while offset + 12 <= b.count {
-                let length = Int(b[offset]) << 24 | Int(b[offset + 1]) << 16 | Int(b[offset + 2]) << 8 | Int(b[offset + 3])
-                let type = PNGChunks.readUInt32(raw, offset + 4)
+            PNGChunks.walkHeaders(raw) { type, _, data in
                 if type == PNGChunks.Types.iccp { hasICCProfile = true }
-                if type == PNGChunks.Types.actl, offset + 16 <= b.count {  // APNG: num_frames, then num_plays
-                    loopCount = b[(offset + 12)..<(offset + 16)].reduce(0) { $0 << 8 | Int($1) }
+                if type == PNGChunks.Types.actl, data.count >= 8 {  // APNG: num_frames, then num_plays
+                    loopCount = Int(PNGChunks.readUInt32(raw, data.lowerBound + 4))
                 }
-                if type == PNGChunks.Types.idat || type == PNGChunks.Types.iend || length > b.count - offset - 12 { return }
-                offset += 12 + length
+                return type != PNGChunks.Types.idat
             }
         }
     }
@@ -62,21 +58,11 @@ extension ImageProperties {
     }
 
     mutating func readWebP(_ data: Data) {
-        orientation = EXIFOrientation.read(fromWebP: data)
         bitDepth = 8
         colorModel = header.hasAlpha ? .rgba : .rgb
-        hasICCProfile = false
-        data.withUnsafeBytes { raw in
-            let b = raw.bindMemory(to: UInt8.self)
-            var offset = 12
-            while offset + 8 <= b.count {
-                let fourCC = String(decoding: UnsafeBufferPointer(rebasing: b[offset..<(offset + 4)]), as: UTF8.self)
-                let size = Int(b[offset + 4]) | Int(b[offset + 5]) << 8 | Int(b[offset + 6]) << 16 | Int(b[offset + 7]) << 24
-                if fourCC == "VP8X", offset + 9 <= b.count { hasICCProfile = b[offset + 8] & 0x20 != 0 }
-                if fourCC == "ANIM", offset + 14 <= b.count { loopCount = Int(b[offset + 12]) | Int(b[offset + 13]) << 8 }
-                guard size <= b.count - offset - 8, fourCC != "ANMF", fourCC != "VP8 ", fourCC != "VP8L" else { return }
-                offset += 8 + size + (size & 1)
-            }
-        }
+        let container = WebPContainer(data, frames: false)
+        orientation = data.withUnsafeBytes { EXIFOrientation.orientation(inWebP: $0, exif: container.exif) }
+        hasICCProfile = container.extendedFlags.map { $0 & 0x20 != 0 } ?? false
+        if let loops = container.loopCount { loopCount = loops }
     }
 }

@@ -67,3 +67,24 @@ public struct ImageProperties: Sendable, Equatable {
         return properties
     }
 }
+
+extension ImageProperties {
+    /// Only the orientation of `data`, whose format a header read already gave: what
+    /// ``read(from:coders:)`` says of it, without a second header read or the colour profile.
+    /// A server that sizes its decode for the upright picture asks this before decoding.
+    ///
+    /// ```swift
+    /// let header = try ImageCoderRegistry.default.readHeader(data)
+    /// let turned = ImageProperties.orientation(of: data, format: header.format).swapsWidthAndHeight
+    /// ```
+    public static func orientation(of data: Data, format: ImageFormat) -> ImageOrientation {
+        switch format {
+        case .jpeg: EXIFOrientation.read(fromJPEG: data)
+        case .png, .apng: EXIFOrientation.read(fromPNG: data)
+        case .webp: EXIFOrientation.read(fromWebP: data)
+        case .tiff: (try? TIFFCoder.properties(data))?.orientation ?? .up
+        case .jpegXL: (try? JXLCoder.properties(data))?.orientation ?? .up
+        default: .up
+        }
+    }
+}

@@ -38,7 +38,7 @@ extension ImageExport {
             throw ImageDecodingError.tooManyPixels(
                 width: header.pixelWidth, height: header.pixelHeight, frames: frames, limit: budgetOverflow ? .max : budget)
         }
-        let orientation = (try? ImageProperties.read(from: data).orientation) ?? .up
+        let orientation = ImageProperties.orientation(of: data, format: header.format)
         // The result's pixels over all frames within the limit a processed animation has
         // (``Image/processed(by:animated:)``), from the steps' sizes before any frame is decoded:
         // a 4 KB GIF asked at 7000 × 7000 is refused, not enlarged frame after frame.

@@ -39,28 +39,19 @@ extension EmbeddedColor {
         var compressed: Data?
         var gamma: UInt32?, chromaticities: [UInt32]?, isSRGB = false
         data.withUnsafeBytes { raw in
-            let b = raw.bindMemory(to: UInt8.self)
-            var offset = 8
-            while offset + 12 <= b.count {
-                let length = Int(b[offset]) << 24 | Int(b[offset + 1]) << 16 | Int(b[offset + 2]) << 8 | Int(b[offset + 3])
-                guard length <= b.count - offset - 12 else { return }
-                let type = PNGChunks.readUInt32(raw, offset + 4)
-                if type == PNGChunks.Types.idat || type == PNGChunks.Types.iend { return }
-                if type == PNGChunks.Types.srgb { isSRGB = true; return }
-                func u32(_ at: Int) -> UInt32 { UInt32(b[at]) << 24 | UInt32(b[at + 1]) << 16 | UInt32(b[at + 2]) << 8 | UInt32(b[at + 3]) }
-                if type == PNGChunks.Types.gama, length == 4 { gamma = u32(offset + 8) }
-                if type == PNGChunks.Types.chrm, length == 32 { chromaticities = (0..<8).map { u32(offset + 8 + 4 * $0) } }
-                if type == PNGChunks.Types.iccp {
-                    let body = (offset + 8)..<(offset + 8 + length)
-                    // The name is 1–79 bytes; then its terminator and the compression method (0).
-                    if let zero = b[body].prefix(80).firstIndex(of: 0), zero > body.lowerBound, zero + 2 <= body.upperBound, b[zero + 1] == 0 {
-                        compressed = Data(UnsafeRawBufferPointer(rebasing: raw[(zero + 2)..<body.upperBound]))
-                    } else {
-                        compressed = Data()
-                    }
-                    return
+            _ = PNGChunks.walkHeaders(raw) { type, _, body in
+                if type == PNGChunks.Types.idat || type == PNGChunks.Types.iend { return false }
+                if type == PNGChunks.Types.srgb { isSRGB = true; return false }
+                if type == PNGChunks.Types.gama, body.count == 4 { gamma = PNGChunks.readUInt32(raw, body.lowerBound) }
+                if type == PNGChunks.Types.chrm, body.count == 32 { chromaticities = (0..<8).map { PNGChunks.readUInt32(raw, body.lowerBound + 4 * $0) } }
+                guard type == PNGChunks.Types.iccp else { return true }
+                // The name is 1–79 bytes; then its terminator and the compression method (0).
+                if let zero = raw[body].prefix(80).firstIndex(of: 0), zero > body.lowerBound, zero + 2 <= body.upperBound, raw[zero + 1] == 0 {
+                    compressed = Data(UnsafeRawBufferPointer(rebasing: raw[(zero + 2)..<body.upperBound]))
+                } else {
+                    compressed = Data()
                 }
-                offset += 12 + length
+                return false
             }
         }
         if isSRGB { return .none }
@@ -71,26 +62,9 @@ extension EmbeddedColor {
 
     /// WebP: the extended format's `ICCP` chunk (raw profile bytes), before the image data.
     static func webPProfile(_ data: Data) -> ICCBytes {
-        var result = ICCBytes.none
-        data.withUnsafeBytes { raw in
-            let b = raw.bindMemory(to: UInt8.self)
-            var offset = 12
-            while offset + 8 <= b.count {
-                let fourCC = String(decoding: UnsafeBufferPointer(rebasing: b[offset..<(offset + 4)]), as: UTF8.self)
-                let size = Int(b[offset + 4]) | Int(b[offset + 5]) << 8 | Int(b[offset + 6]) << 16 | Int(b[offset + 7]) << 24
-                guard size <= b.count - offset - 8 else {
-                    if fourCC == "ICCP" { result = .damaged }
-                    return
-                }
-                if fourCC == "ICCP" {
-                    result = size <= ColorProfile.maxByteCount
-                        ? .bytes(Data(UnsafeRawBufferPointer(rebasing: raw[(offset + 8)..<(offset + 8 + size)]))) : .damaged
-                    return
-                }
-                if fourCC == "ANMF" || fourCC == "VP8 " || fourCC == "VP8L" { return }
-                offset += 8 + size + (size & 1)
-            }
-        }
-        return result
+        let container = WebPContainer(data, frames: false)
+        if container.iccpIsTruncated { return .damaged }
+        guard let iccp = container.iccp else { return .none }
+        return iccp.count <= ColorProfile.maxByteCount ? .bytes(Data(data[data.startIndex + iccp.lowerBound..<data.startIndex + iccp.upperBound])) : .damaged
     }
 }

@@ -8,19 +8,17 @@ extension EXIFOrientation {
     /// let orientation = EXIFOrientation.read(fromPNG: data)   // .right for a turned phone photo
     /// ```
     public static func read(fromPNG data: Data) -> ImageOrientation {
-        data.withUnsafeBytes { raw in readPNG(raw.bindMemory(to: UInt8.self)) }
+        data.withUnsafeBytes { readPNG($0) }
     }
 
-    private static func readPNG(_ bytes: UnsafeBufferPointer<UInt8>) -> ImageOrientation {
-        var offset = 8
-        while offset + 12 <= bytes.count {
-            let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
-            let type = PNGChunks.readUInt32(UnsafeRawBufferPointer(bytes), offset + 4)
-            guard length <= bytes.count - offset - 12, type != PNGChunks.Types.iend else { return .up }
-            if type == PNGChunks.Types.exif { return ImageOrientation(exifValue: orientation(inTIFF: Array(bytes[(offset + 8)..<(offset + 8 + length)])) ?? 1) }
-            offset += 12 + length
+    private static func readPNG(_ raw: UnsafeRawBufferPointer) -> ImageOrientation {
+        var found = ImageOrientation.up
+        PNGChunks.walkHeaders(raw) { type, _, data in
+            guard type == PNGChunks.Types.exif else { return true }
+            found = ImageOrientation(exifValue: orientation(inTIFF: Array(raw[data])) ?? 1)
+            return false
         }
-        return .up
+        return found
     }
 
     /// The EXIF orientation in a WebP's `EXIF` chunk (extended format, `VP8X`), or ``ImageOrientation/up``.
@@ -29,20 +27,15 @@ extension EXIFOrientation {
     /// let orientation = EXIFOrientation.read(fromWebP: data)
     /// ```
     public static func read(fromWebP data: Data) -> ImageOrientation {
-        data.withUnsafeBytes { raw in readWebP(raw.bindMemory(to: UInt8.self)) }
+        data.withUnsafeBytes { raw in
+            guard raw.count >= 20, raw[0..<4].elementsEqual("RIFF".utf8), raw[8..<12].elementsEqual("WEBP".utf8) else { return .up }
+            return orientation(inWebP: raw, exif: WebPContainer(walking: raw, frames: false).exif)
+        }
     }
 
-    private static func readWebP(_ bytes: UnsafeBufferPointer<UInt8>) -> ImageOrientation {
-        guard bytes.count >= 20, bytes[0..<4].elementsEqual(Array("RIFF".utf8)), bytes[8..<12].elementsEqual(Array("WEBP".utf8)) else { return .up }
-        var offset = 12
-        while offset + 8 <= bytes.count {
-            let size = Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6]) << 16 | Int(bytes[offset + 7]) << 24
-            guard size <= bytes.count - offset - 8 else { return .up }
-            if bytes[offset..<(offset + 4)].elementsEqual(Array("EXIF".utf8)) {
-                return ImageOrientation(exifValue: orientation(inTIFF: Array(bytes[(offset + 8)..<(offset + 8 + size)])) ?? 1)
-            }
-            offset += 8 + size + (size & 1)
-        }
-        return .up
+    /// The orientation in the `EXIF` chunk a ``WebPContainer`` walk found in `raw`.
+    static func orientation(inWebP raw: UnsafeRawBufferPointer, exif: Range<Int>?) -> ImageOrientation {
+        guard let exif else { return .up }
+        return ImageOrientation(exifValue: orientation(inTIFF: Array(raw[exif])) ?? 1)
     }
 }

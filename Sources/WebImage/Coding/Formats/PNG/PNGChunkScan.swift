@@ -11,25 +11,18 @@ public import Foundation
 public enum PNGChunkScan {
     public static func repairs(in data: Data) -> ImageRepairs {
         data.withUnsafeBytes { raw in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            var offset = 8
-            var chunks = 0
-            while offset + 12 <= bytes.count {
-                // A cancelled decode stops here (millions of empty chunks), then throws `.cancelled`.
-                chunks += 1
-                if chunks & 0xFFF == 0, Task.isCancelled { return [] }
-                let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
-                guard length <= bytes.count - offset - 12 else { return [] }  // cut: libspng's concern
-                if PNGChunks.readUInt32(raw, offset + 4) == PNGChunks.Types.iend { return [] }
-                if bytes[offset + 4] & 0x20 != 0 {  // ancillary
-                    let stored = bytes[(offset + 8 + length)..<(offset + 12 + length)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-                    if crc32(UnsafeBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 8 + length)])) != stored {
-                        return .damagedMetadata
-                    }
+            var found: ImageRepairs = []
+            // A cancelled decode stops the walk (millions of empty chunks), then throws `.cancelled`.
+            let finished = PNGChunks.walkHeaders(raw) { type, start, body in
+                guard type != PNGChunks.Types.iend, raw[start + 4] & 0x20 != 0 else { return true }  // ancillary only
+                let crc = crc32(UnsafeRawBufferPointer(rebasing: raw[(start + 4)..<body.upperBound]).bindMemory(to: UInt8.self))
+                guard crc == PNGChunks.readUInt32(raw, body.upperBound) else {
+                    found = .damagedMetadata
+                    return false
                 }
-                offset += 12 + length
+                return true
             }
-            return []
+            return finished ? found : []
         }
     }
 
@@ -38,19 +31,15 @@ public enum PNGChunkScan {
         let name = Array(type.utf8)
         var kept = Data(), removed = false
         data.withUnsafeBytes { raw in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            var offset = 8, copiedUpTo = 0
-            while offset + 12 <= bytes.count {
-                let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
-                guard length <= bytes.count - offset - 12 else { break }
-                let chunk = UnsafeBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 8)])
-                if PNGChunks.readUInt32(raw, offset + 4) == PNGChunks.Types.idat { break }
-                if chunk.elementsEqual(name) {
-                    kept.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[copiedUpTo..<offset]))
-                    copiedUpTo = offset + 12 + length
+            var copiedUpTo = 0
+            PNGChunks.walkHeaders(raw) { type, start, body in
+                if type == PNGChunks.Types.idat { return false }
+                if raw[(start + 4)..<(start + 8)].elementsEqual(name) {
+                    kept.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[copiedUpTo..<start]))
+                    copiedUpTo = body.upperBound + 4
                     removed = true
                 }
-                offset += 12 + length
+                return true
             }
             kept.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[copiedUpTo...]))
         }

@@ -19,6 +19,8 @@ final class WebPAnimationFrames: FrameSequencing {
     private let bytes: PinnedBytes
     private let demuxer: OpaquePointer
     private let frameCount: Int
+    /// The frames the demuxer read: all of them, or those the decode may draw.
+    private let demuxedFrames: Int
     /// Whether the frames are `ANMF` chunks (not a still image's one bitstream).
     private let isAnimation: Bool
     private let compositor: WebPFrameCompositor
@@ -36,8 +38,15 @@ final class WebPAnimationFrames: FrameSequencing {
             throw .corrupt(format: .webp, reason: "\(container.otherChunks) chunks besides the frames, more than \(WebPFrameIndex.maxOtherChunks)")
         }
         let index = WebPFrameIndex(container)
-        var input = WebPData(bytes: bytes.uint8Pointer, size: bytes.bytes.count)
-        guard let demuxer = WebPDemux(&input) else { throw .corrupt(format: .webp, reason: "invalid animation") }
+        // The demuxer keeps a record of every frame it reads (about 150 bytes each: 150 MB for
+        // the million one-pixel frames of a 48 MB file), so it reads only the frames this decode
+        // may draw; the index finds any later one, checked as each frame is (``placement(of:complete:declared:)``).
+        let drawn = options.framesToDecode(of: container.frameCount)
+        let shown = drawn < container.frameStarts.count ? container.frameStarts[drawn] - 8 : bytes.bytes.count
+        var input = WebPData(bytes: bytes.uint8Pointer, size: shown)
+        var state = WEBP_DEMUX_PARSING_HEADER
+        let opened = shown < bytes.bytes.count ? WebPDemuxPartial(&input, &state) : WebPDemux(&input)
+        guard let demuxer = opened else { throw .corrupt(format: .webp, reason: "invalid animation") }
         let width = Int(WebPDemuxGetI(demuxer, WEBP_FF_CANVAS_WIDTH)), height = Int(WebPDemuxGetI(demuxer, WEBP_FF_CANVAS_HEIGHT))
         guard width > 0, height > 0 else {
             WebPDemuxDelete(demuxer)
@@ -48,8 +57,9 @@ final class WebPAnimationFrames: FrameSequencing {
         canvasWidth = width
         canvasHeight = height
         loopCount = Int(WebPDemuxGetI(demuxer, WEBP_FF_LOOP_COUNT))
-        frameCount = Int(WebPDemuxGetI(demuxer, WEBP_FF_FRAME_COUNT))
+        demuxedFrames = Int(WebPDemuxGetI(demuxer, WEBP_FF_FRAME_COUNT))
         isAnimation = WebPDemuxGetI(demuxer, WEBP_FF_FORMAT_FLAGS) & ANIMATION_FLAG.rawValue != 0
+        frameCount = shown < bytes.bytes.count && isAnimation ? container.frameCount : demuxedFrames
         compositor = WebPFrameCompositor(width: width, height: height)
         sizing = FrameSizing(width: width, height: height, options: options)
         self.index = index
@@ -83,7 +93,7 @@ final class WebPAnimationFrames: FrameSequencing {
             return try show(frame, complete: true, declared: (frame.width, frame.height))
         }
         var iterator = WebPIterator()
-        guard let number = Int32(exactly: position + 1), WebPDemuxGetFrame(demuxer, number, &iterator) != 0 else {
+        guard position < demuxedFrames, let number = Int32(exactly: position + 1), WebPDemuxGetFrame(demuxer, number, &iterator) != 0 else {
             throw .corrupt(format: .webp, reason: "frame \(position) is missing")
         }
         defer { WebPDemuxReleaseIterator(&iterator) }

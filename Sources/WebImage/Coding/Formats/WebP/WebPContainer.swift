@@ -5,14 +5,25 @@ import Foundation
 /// libwebp refuses canvases of 2³² pixels or more as a bitstream error before we could report
 /// them as over the limit, so the `VP8X` canvas and the frame and loop counts are read by walking
 /// the chunks here: one pass that keeps a few numbers per frame and nothing per other chunk,
-/// looking at the cancel every 4,096 chunks.
+/// looking at the cancel every 4,096 chunks. The metadata readers (EXIF orientation, the ICC
+/// profile, loop count) take their chunks from this walk too: each of them walked the chunks
+/// again, making a `String` or an `Array` of every chunk type, and a request read them several
+/// times (2.5–3 s of CPU for `serve`, debug, on a 48 MB WebP of a million one-pixel frames; stop 52).
 struct WebPContainer {
     /// `ANMF` chunks (0 for a still image).
     var frameCount = 0
     /// Each `ANMF` chunk's duration in milliseconds, as stored.
     var durations: [Int] = []
-    /// The `ANIM` chunk's loop count (0 = forever).
-    var loopCount = 0
+    /// The `ANIM` chunk's loop count (0 = forever); nil without one.
+    var loopCount: Int?
+    /// The `VP8X` chunk's flags (ICC `0x20`, alpha `0x10`, EXIF `0x08`, XMP `0x04`, animation `0x02`).
+    var extendedFlags: UInt8?
+    /// The first top-level `EXIF` chunk's payload, when it lies inside the file.
+    var exif: Range<Int>?
+    /// The first `ICCP` chunk's payload, when it comes before the image data (where libwebp
+    /// reads it) and lies inside the file; ``iccpIsTruncated`` when it runs past the end.
+    var iccp: Range<Int>?
+    var iccpIsTruncated = false
     /// The `VP8X` chunk's canvas size and animation flag, if the file is extended.
     var canvas: (width: Int, height: Int)?
     var isAnimated = false
@@ -32,15 +43,17 @@ struct WebPContainer {
     /// Whether the walk stopped at a cancel (a file can hold millions of empty chunks).
     var isCancelled = false
 
-    init(_ data: Data) {
-        self = data.withUnsafeBytes { WebPContainer(walking: $0) }
+    init(_ data: Data, frames: Bool = true) {
+        self = data.withUnsafeBytes { WebPContainer(walking: $0, frames: frames) }
     }
 
-    /// The container of the file in `bytes`.
-    init(walking bytes: UnsafeRawBufferPointer) {
+    /// The container of the file in `bytes`. With `frames: false` (the metadata readers) the
+    /// frames are only counted: no ``durations``, ``frameStarts`` or ``hasLossyBitstream`` from
+    /// inside them, which cost most of a walk over a million frames.
+    init(walking bytes: UnsafeRawBufferPointer, frames: Bool = true) {
         func byte(_ i: Int) -> Int { Int(bytes[i]) }
         var offset = 12
-        var chunks = 0
+        var chunks = 0, imageSeen = false
         while offset + 8 <= bytes.count {
             chunks += 1
             if chunks & 0xFFF == 0, Task.isCancelled {
@@ -51,6 +64,12 @@ struct WebPContainer {
             let size = byte(offset + 4) | byte(offset + 5) << 8 | byte(offset + 6) << 16 | byte(offset + 7) << 24
             let payload = offset + 8
             if tag == Self.vp8 { hasLossyBitstream = true }
+            let fits = size <= bytes.count - payload
+            if tag == Self.exif, exif == nil, fits { exif = payload..<(payload + size) }
+            if tag == Self.iccp, !imageSeen, iccp == nil, !iccpIsTruncated {
+                if fits { iccp = payload..<(payload + size) } else { iccpIsTruncated = true }
+            }
+            if tag == Self.anmf || tag == Self.vp8 || tag == Self.vp8l { imageSeen = true }
             if tag == Self.vp8 || tag == Self.vp8l || tag == Self.alph {
                 if imageDataBytes == 0 { imageDataOffset = offset }
                 imageDataBytes += min(size, max(0, bytes.count - payload))
@@ -58,12 +77,15 @@ struct WebPContainer {
             if tag != Self.anmf { otherChunks += 1 }
             if tag == Self.anmf {
                 frameCount += 1
+            }
+            if tag == Self.anmf, frames {
                 frameStarts.append(payload)
                 // The frame's own chunks follow its 16-byte header.
                 if Self.containsLossy(bytes, from: payload + 16, to: min(payload + size, bytes.count)) { hasLossyBitstream = true }
                 durations.append(payload + 15 <= bytes.count ? byte(payload + 12) | byte(payload + 13) << 8 | byte(payload + 14) << 16 : 0)
             }
             if tag == Self.vp8x, payload + 10 <= bytes.count {
+                extendedFlags = bytes[payload]
                 isAnimated = byte(payload) & 0x02 != 0
                 canvas = (1 + (byte(payload + 4) | byte(payload + 5) << 8 | byte(payload + 6) << 16),
                           1 + (byte(payload + 7) | byte(payload + 8) << 8 | byte(payload + 9) << 16))
@@ -77,7 +99,7 @@ struct WebPContainer {
 
     // Chunk types as numbers, computed once (a walk compares millions of chunks against them).
     private static let vp8 = type("VP8 "), vp8l = type("VP8L"), alph = type("ALPH"), anmf = type("ANMF")
-    private static let vp8x = type("VP8X"), anim = type("ANIM")
+    private static let vp8x = type("VP8X"), anim = type("ANIM"), exif = type("EXIF"), iccp = type("ICCP")
 
     private static func type(_ name: StaticString) -> UInt32 {
         name.withUTF8Buffer { $0.reduce(0) { $0 << 8 | UInt32($1) } }
