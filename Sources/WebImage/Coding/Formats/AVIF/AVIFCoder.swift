@@ -22,11 +22,15 @@ public struct AVIFCoder: ImageDecoding, ImageEncoding {
     public func canEncode(_ format: ImageFormat) -> Bool { format == .avif }
 
     public func readHeader(_ data: Data) throws(ImageDecodingError) -> ImageHeader {
-        try AVIFFrames(PinnedBytes(copying: data)).header
+        try PinnedBytes.borrowing(data) { bytes throws(ImageDecodingError) in try AVIFFrames(bytes).header }
     }
 
     public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
-        var frames = try AVIFFrames(PinnedBytes(copying: data), strict: options.strict)
+        try PinnedBytes.borrowing(data) { bytes throws(ImageDecodingError) in try decode(bytes, data, options: options) }
+    }
+
+    private func decode(_ bytes: PinnedBytes, _ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
+        var frames = try AVIFFrames(bytes, strict: options.strict)
         let header = frames.header
         try options.checkPixelLimit(header)
         let sizing = frames.size(for: options)

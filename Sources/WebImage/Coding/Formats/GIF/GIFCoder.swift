@@ -39,12 +39,15 @@ public struct GIFCoder: ImageDecoding, ImageEncoding {
 
     public func readHeader(_ data: Data) throws(ImageDecodingError) -> ImageHeader {
         guard !data.isEmpty else { throw .empty }
-        return try GIFScan(PinnedBytes(copying: data), recording: 0).header
+        return try PinnedBytes.borrowing(data) { bytes throws(ImageDecodingError) in try GIFScan(bytes, recording: 0).header }
     }
 
     public func decode(_ data: Data, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
         guard !data.isEmpty else { throw .empty }
-        let bytes = PinnedBytes(copying: data)
+        return try PinnedBytes.borrowing(data) { bytes throws(ImageDecodingError) in try decode(bytes, options: options) }
+    }
+
+    private func decode(_ bytes: PinnedBytes, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
         let scan = try GIFScan(bytes, recording: options.framesToDecode(of: .max))
         let header = scan.header
         var repairs = try scan.check(options)

@@ -7,7 +7,11 @@ import Foundation
 enum WebPAnimation {
     /// Composited frames; the pixel limit has been checked by the caller from `header`.
     static func decode(_ data: Data, header: ImageHeader, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
-        var frames = try WebPAnimationFrames(PinnedBytes(copying: data), options: options)
+        try PinnedBytes.borrowing(data) { bytes throws(ImageDecodingError) in try decode(bytes, header: header, options: options) }
+    }
+
+    private static func decode(_ bytes: PinnedBytes, header: ImageHeader, options: ImageDecodingOptions) throws(ImageDecodingError) -> Image {
+        var frames = try WebPAnimationFrames(bytes, options: options)
         guard frames.canvasWidth == header.pixelWidth, frames.canvasHeight == header.pixelHeight else {
             throw .corrupt(format: .webp, reason: "invalid animation canvas")
         }
