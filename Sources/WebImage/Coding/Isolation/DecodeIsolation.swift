@@ -167,7 +167,11 @@ struct IsolatedDecoder: ImageDecoding {
         // worker starts.
         let header = try decoder.readHeader(data)
         try options.checkPixelLimit(header)
-        guard isolates(header, options: options) else { return try decoder.decode(data, options: options) }
+        // An AVIF grid or overlay goes to the worker at any size: libavif gives each tile a dav1d
+        // decoder bounded by the whole grid's size, whatever the tile declares (red team, stop 52:
+        // a 23 KB file of 484 tiles declared 64 × 64 but coded 1400 × 1400 took 3.3 GB in `serve`).
+        let derived = header.format == .avif && data.withUnsafeBytes { ISOItemLimit.hasDerivedImages($0) }
+        guard derived || isolates(header, options: options) else { return try decoder.decode(data, options: options) }
         return try DecodeWorkerCall(
             worker: isolation.worker, format: header.format, options: options, keepsSpare: isolation.keepsSpareWorker,
             memoryLimit: isolation.workerMemory?.limit(forPixels: pixels(header, options: options))
@@ -185,7 +189,9 @@ struct IsolatedDecoder: ImageDecoding {
     /// minimum pixels over the frames decoded — or HEIC/HEIF at any size: its header (`ispe`) can
     /// claim less than the HEVC frames inside, which libde265 decodes at their own size and
     /// nothing bounds in the process (red team, stop 49: a 98 KB file saying 1000 × 750 took
-    /// 1 GB in the server; AVIF bounds its frames by the header through dav1d instead).
+    /// 1 GB in the server). AVIF bounds its frames by the header through dav1d, except in a grid
+    /// or an overlay, where each tile may take the whole grid's size: ``decode(_:options:)``
+    /// sends those to the worker at any size too (the file is needed to tell them).
     func isolates(_ header: ImageHeader, options: ImageDecodingOptions) -> Bool {
         guard isolation.formats.contains(header.format) else { return false }
         return header.format == .heic || header.format == .heif || pixels(header, options: options) >= isolation.minimumPixelCount
