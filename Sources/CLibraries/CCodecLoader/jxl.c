@@ -26,6 +26,7 @@
     F(JxlDecoderStatus, JxlDecoderSetInput, (JxlDecoder *dec, const uint8_t *data, size_t size), (dec, data, size)) \
     F(JxlDecoderStatus, JxlDecoderSetParallelRunner,                                              \
       (JxlDecoder *dec, JxlParallelRunner runner, void *opaque), (dec, runner, opaque))            \
+    F(JxlDecoderStatus, JxlDecoderSetCoalescing, (JxlDecoder *dec, JXL_BOOL coalescing), (dec, coalescing)) \
     F(JxlDecoderStatus, JxlDecoderSetKeepOrientation, (JxlDecoder *dec, JXL_BOOL keep), (dec, keep)) \
     F(JxlDecoderStatus, JxlDecoderSetUnpremultiplyAlpha, (JxlDecoder *dec, JXL_BOOL unpremultiply), (dec, unpremultiply)) \
     F(JxlDecoderStatus, JxlDecoderSubscribeEvents, (JxlDecoder *dec, int events), (dec, events))

@@ -42,6 +42,7 @@ public struct JXLCoder: ImageDecoding {
         return try Self.withInput(data) { bytes throws(ImageDecodingError) in
             let scan = try Self.scan(bytes, limit: options)
             try options.checkPixelLimit(scan.header)
+            try Self.checkLayers(bytes, frames: scan.header.frameCount, extraChannels: scan.extraChannels, options: options)
             let width = scan.header.pixelWidth, height = scan.header.pixelHeight
             let sizing = FrameSizing(width: width, height: height, options: options)
             let limit = options.framesToDecode(of: scan.header.frameCount)
@@ -118,6 +119,8 @@ public struct JXLCoder: ImageDecoding {
         var loopCount: Int
         var ticksPerSecond: (numerator: Int, denominator: Int)
         var bitsPerSample = 8
+        /// Channels besides colour (alpha among them).
+        var extraChannels = 0
         var colorChannels = 3
         var hasICCProfile = false
         /// The decoded pixels are stated as sRGB (``JXLCoder/dataIsSRGB(_:)``).
@@ -173,6 +176,7 @@ public struct JXLCoder: ImageDecoding {
             loopCount: animated ? Int(info.animation.num_loops) : 0,
             ticksPerSecond: animated ? (Int(info.animation.tps_numerator), Int(info.animation.tps_denominator)) : (0, 1))
         scan.bitsPerSample = Int(info.bits_per_sample)
+        scan.extraChannels = Int(info.num_extra_channels)
         scan.colorChannels = Int(info.num_color_channels)
         scan.hasICCProfile = hasICC
         scan.dataIsSRGB = dataIsSRGB
