@@ -39,7 +39,7 @@ public struct DecodeIsolation: Sendable, Hashable {
     /// Formats decoded in the worker. Default: AVIF, HEIC/HEIF and JPEG XL.
     public var formats: Set<ImageFormat>
     /// Images with fewer pixels (over the frames decoded) are decoded in the process. Default 2
-    /// megapixels. HEIC/HEIF go to the worker at any size (their header can understate the frames).
+    /// megapixels. HEIC/HEIF, and AVIF grids and overlays, go to the worker at any size (their header can understate the frames or tiles).
     public var minimumPixelCount: Int
     /// Keep one worker started ahead, its codec libraries loaded, waiting for the next decode:
     /// a decode then skips the worker's start (about 20 ms, and as much for loading the codecs).
