@@ -26,16 +26,18 @@ extension HeavyTests {
             return Data(bytes)
         }
 
-        /// A 3000 × 3000 AVIF whose container says 100 × 100: refused by dav1d before it
-        /// allocates the frame (the limit libavif gives it is the container's size). The honest
-        /// file decodes.
+        /// A 3000 × 3000 AVIF whose container says 100 × 100: its AV1 sequence header says
+        /// 3000 × 3000, so the header read already refuses it (`ISOCodedItemCheck`, stop 53;
+        /// before, dav1d refused the frame under the container's size given as libavif's limit).
+        /// The honest file decodes.
         @Test func anAVIFWhoseFramesAreLargerThanItsContainerIsRefused() throws {
             let picture = NoiseImages.make(width: 3000, height: 3000)
             let honest = try AVIFCoder().encode(picture, as: .avif, quality: 0.3)
             #expect(try AVIFCoder().decode(honest, options: .default).pixelWidth == 3000)
             let lie = Self.lying(honest, width: 100, height: 100)
-            #expect(try AVIFCoder().readHeader(lie).pixelWidth == 100)
-            #expect(throws: ImageDecodingError.self) { _ = try AVIFCoder().decode(lie, options: .default) }
+            let reason = "item 1 is coded at up to 3000 × 3000 but declares 100 × 100"
+            #expect(throws: ImageDecodingError.corrupt(format: .avif, reason: reason)) { _ = try AVIFCoder().readHeader(lie) }
+            #expect(throws: ImageDecodingError.corrupt(format: .avif, reason: reason)) { _ = try AVIFCoder().decode(lie, options: .default) }
         }
 
         /// HEIC/HEIF goes to the worker at any size when decodes are isolated: a small header

@@ -9,7 +9,8 @@ extension ServerTests {
     /// stop 52; `Fixtures/codecs/avif-grid-oversized-tiles.avif`). libavif 0.11 gives each tile a
     /// dav1d decoder bounded by the whole grid's size, and the grid declares under 2 MP, so the
     /// decode ran in `serve` itself: 3.1 GB there, and 2 s of CPU after its `504`. A grid or
-    /// overlay now goes to a decode worker at any size, under the worker's memory limit.
+    /// overlay now goes to a decode worker at any size, under the worker's memory limit; since
+    /// stop 53 this file is refused before any decode (`ISOCodedItemCheck`), in process too.
     @Suite("Image server: an AVIF grid of oversized tiles")
     struct ServerAVIFGridTests {
         @Test func anAVIFGridOfOversizedTilesStaysOutOfTheServer() async throws {

@@ -60,6 +60,8 @@ final class AVIFFrames: FrameSequencing {
     /// A new decoder (the caller destroys it) that has parsed `bytes` under `strictFlags`.
     private static func parse(_ bytes: PinnedBytes, strictFlags: avifStrictFlag) throws(ImageDecodingError) -> UnsafeMutablePointer<avifDecoder> {
         try ISOItemLimit.check(bytes.bytes, format: .avif)
+        let meta = ISOMeta(bytes.bytes)
+        try ISOCodedItemCheck.check(bytes.bytes, meta: meta, format: .avif, throughLibheif: false)
         guard let decoder = avifDecoderCreate() else { throw .corrupt(format: .avif, reason: "cannot create decoder") }
         decoder.pointee.maxThreads = 1
         decoder.pointee.ignoreExif = AVIF_TRUE
@@ -75,11 +77,23 @@ final class AVIFFrames: FrameSequencing {
         // frames inside may claim more (red team, stop 49: a 10 KB file saying 1000 × 750 held a
         // 12000 × 12000 frame, 305 MB). libavif hands this limit to dav1d, which then refuses a
         // larger frame before allocating it.
+        // A grid's tiles are held to the largest tile's declared size (red team, stop 52: 484
+        // tiles declared 64 × 64 but coded 1400 × 1400 took 3.3 GB under the grid's limit).
         if let image = decoder.pointee.image {
             let (area, overflow) = Int(image.pointee.width).multipliedReportingOverflow(by: Int(image.pointee.height))
-            decoder.pointee.imageSizeLimit = UInt32(clamping: overflow ? Int.max : max(area, 1))
+            let tile = decodesItems(bytes.bytes) ? ISOCodedItemCheck.largestTileArea(bytes.bytes, meta: meta) : nil
+            decoder.pointee.imageSizeLimit = UInt32(clamping: tile ?? (overflow ? Int.max : max(area, 1)))
         }
         return decoder
+    }
+
+    /// Whether libavif decodes this file's items rather than its tracks: its major brand is
+    /// `avif`, or it has no `moov` box (libavif 0.11's rule for its automatic source).
+    private static func decodesItems(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count < 12 || Int(bigEndian: bytes, at: 8, count: 4) != Int(ISOBoxes.fourCC("avif")) else { return true }
+        var tracks = false
+        ISOBoxes.forEachBox(bytes, in: 0..<bytes.count) { type, _ in if type == ISOBoxes.fourCC("moov") { tracks = true } }
+        return !tracks
     }
 
     deinit { avifDecoderDestroy(decoder) }

@@ -97,6 +97,7 @@ public struct HEIFCoder: ImageDecoding, ImageEncoding {
         let result = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Result<T, ImageDecodingError> in
             do throws(ImageDecodingError) {
                 try ISOItemLimit.check(raw, format: format)
+                try ISOCodedItemCheck.check(raw, meta: ISOMeta(raw), format: format, throughLibheif: true)
                 try check(heif_context_read_from_memory_without_copy(context, raw.baseAddress, raw.count, nil), format)
                 var handle: OpaquePointer?
                 try check(heif_context_get_primary_image_handle(context, &handle), format)

@@ -45,9 +45,9 @@ enum ISOItemLimit {
     /// Whether the file has a derived image (a `dimg` reference: a grid or an overlay).
     static func hasDerivedImages(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var found = false
-        forEachMetaChild(bytes) { type, body in
+        ISOBoxes.forEachMetaChild(bytes) { type, body in
             guard type == iref, body.count >= 4 else { return }
-            forEachBox(bytes, in: (body.lowerBound + 4)..<body.upperBound) { type, _ in if type == dimg { found = true } }
+            ISOBoxes.forEachBox(bytes, in: (body.lowerBound + 4)..<body.upperBound) { type, _ in if type == dimg { found = true } }
         }
         return found
     }
@@ -55,9 +55,9 @@ enum ISOItemLimit {
     /// The most properties an `ipma` entry associates with one item.
     static func mostProperties(_ bytes: UnsafeRawBufferPointer) -> Int {
         var most = 0
-        forEachMetaChild(bytes) { type, body in
+        ISOBoxes.forEachMetaChild(bytes) { type, body in
             guard type == iprp else { return }
-            forEachBox(bytes, in: body) { type, body in
+            ISOBoxes.forEachBox(bytes, in: body) { type, body in
                 guard type == ipma, body.count >= 8 else { return }
                 let wideIDs = bytes[body.lowerBound] >= 1, wideIndices = bytes[body.lowerBound + 3] & 1 != 0
                 let entries = min(entryCount(bytes, body, wide: true), maxItems)
@@ -74,24 +74,16 @@ enum ISOItemLimit {
         return most
     }
 
-    /// Calls `body` with each box inside the top-level `meta` boxes (after their version and flags).
-    private static func forEachMetaChild(_ bytes: UnsafeRawBufferPointer, _ body: (UInt32, Range<Int>) -> Void) {
-        forEachBox(bytes, in: 0..<bytes.count) { type, contents in
-            guard type == meta, contents.count >= 4 else { return }
-            forEachBox(bytes, in: (contents.lowerBound + 4)..<contents.upperBound, body)
-        }
-    }
-
     /// The largest entry count of the `iinf`, `iloc` and `ipma` boxes under the top-level
     /// `meta` boxes (0 when there are none, or when the boxes do not fit: the libraries judge
     /// those).
     static func count(_ bytes: UnsafeRawBufferPointer) -> Int {
         var largest = 0
-        forEachMetaChild(bytes) { type, body in
+        ISOBoxes.forEachMetaChild(bytes) { type, body in
             if type == iref, body.count >= 4 {
                 largest = max(largest, references(bytes, in: body))
             } else if type == iprp {
-                forEachBox(bytes, in: body) { type, body in
+                ISOBoxes.forEachBox(bytes, in: body) { type, body in
                     if type == ipma { largest = max(largest, entryCount(bytes, body, wide: true)) }
                 }
             } else if type == iinf, body.count >= 4 {
@@ -109,10 +101,10 @@ enum ISOItemLimit {
     /// once the references are known to be at most ``maxItems``).
     static func mostRepeatedReference(_ bytes: UnsafeRawBufferPointer) -> Int {
         var counts: [UInt32: Int] = [:]
-        forEachMetaChild(bytes) { type, body in
+        ISOBoxes.forEachMetaChild(bytes) { type, body in
             guard type == iref, body.count >= 4 else { return }
             let idBytes = bytes[body.lowerBound] >= 1 ? 4 : 2
-            forEachBox(bytes, in: (body.lowerBound + 4)..<body.upperBound) { _, entry in
+            ISOBoxes.forEachBox(bytes, in: (body.lowerBound + 4)..<body.upperBound) { _, entry in
                 var offset = entry.lowerBound + idBytes
                 guard entry.upperBound - offset >= 2 else { return }
                 let references = min(Int(bytes[offset]) << 8 | Int(bytes[offset + 1]), maxItems)
@@ -132,7 +124,7 @@ enum ISOItemLimit {
     private static func references(_ bytes: UnsafeRawBufferPointer, in body: Range<Int>) -> Int {
         let idBytes = bytes[body.lowerBound] >= 1 ? 4 : 2
         var total = 0
-        forEachBox(bytes, in: (body.lowerBound + 4)..<body.upperBound) { _, entry in
+        ISOBoxes.forEachBox(bytes, in: (body.lowerBound + 4)..<body.upperBound) { _, entry in
             let countAt = entry.lowerBound + idBytes
             guard entry.upperBound - countAt >= 2 else { return }
             total += Int(bytes[countAt]) << 8 | Int(bytes[countAt + 1])
@@ -148,34 +140,7 @@ enum ISOItemLimit {
         return wide ? high << 16 | Int(bytes[start + 2]) << 8 | Int(bytes[start + 3]) : high
     }
 
-    private static let meta = fourCC("meta"), iprp = fourCC("iprp"), ipma = fourCC("ipma"), iinf = fourCC("iinf"), iloc = fourCC("iloc")
+    private static let iprp = fourCC("iprp"), ipma = fourCC("ipma"), iinf = fourCC("iinf"), iloc = fourCC("iloc")
     private static let iref = fourCC("iref"), dimg = fourCC("dimg")
-
-    private static func fourCC(_ name: StaticString) -> UInt32 {
-        name.withUTF8Buffer { $0.reduce(0) { $0 << 8 | UInt32($1) } }
-    }
-
-    /// Calls `body` with each box's type and contents in `range`, stopping at a box that does not
-    /// fit, or at a cancel (looked at every 4,096 boxes: a file can hold millions of empty ones).
-    private static func forEachBox(_ bytes: UnsafeRawBufferPointer, in range: Range<Int>, _ body: (UInt32, Range<Int>) -> Void) {
-        var offset = range.lowerBound
-        var boxes = 0
-        while range.upperBound - offset >= 8 {
-            boxes += 1
-            if boxes & 0xFFF == 0, Task.isCancelled { return }
-            var size = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
-            var header = 8
-            if size == 1 {
-                guard range.upperBound - offset >= 16 else { return }
-                size = (offset + 8..<offset + 16).reduce(0) { $0 << 8 | Int(bytes[$1]) }
-                header = 16
-            } else if size == 0 {
-                size = range.upperBound - offset
-            }
-            guard size >= header, size <= range.upperBound - offset else { return }
-            let type = (offset + 4..<offset + 8).reduce(UInt32(0)) { $0 << 8 | UInt32(bytes[$1]) }
-            body(type, (offset + header)..<(offset + size))
-            offset += size
-        }
-    }
+    private static func fourCC(_ name: StaticString) -> UInt32 { ISOBoxes.fourCC(name) }
 }
