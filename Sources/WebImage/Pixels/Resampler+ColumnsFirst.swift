@@ -11,11 +11,13 @@ extension Resampler {
         pixels.withUnsafeBufferPointer { src in
             output.withUnsafeMutableBufferPointer { dst in
                 line.withUnsafeMutableBufferPointer { line in
-                    for y in 0..<toHeight {
-                        // A cancelled task stops here; its caller throws the rows away.
-                        if y & 15 == 0, Task.isCancelled { break }
+                    // A cancelled task stops at a look; its caller throws the rows away.
+                    var check = CancelCheck()
+                    rowsOut: for y in 0..<toHeight {
                         let taps = rows.taps(y)
+                        if check.stops(after: columns.weights.count) { break }
                         for k in 0..<taps.count {
+                            if check.stops(after: width) { break rowsOut }
                             let row = src.baseAddress! + (taps.first + k) * bytesPerRow
                             let weight = rows.weights[taps.weightOffset + k]
                             for x in 0..<width {

@@ -59,14 +59,16 @@ public enum Resampler {
                 ring.withUnsafeMutableBufferPointer { ring in
                     line.withUnsafeMutableBufferPointer { line in
                         rows.weights.withUnsafeBufferPointer { rowWeights in
-                            for y in 0..<toHeight {
-                                // A cancelled task stops here; its caller throws the rows away.
-                                if y & 15 == 0, Task.isCancelled { break }
+                            // A cancelled task stops at a look; its caller throws the rows away.
+                            var check = CancelCheck()
+                            rowsOut: for y in 0..<toHeight {
                                 let taps = rows.taps(y)
                                 for k in 0..<taps.count {
                                     let row = taps.first + k, index = row % ringSize
+                                    if check.stops(after: toWidth) { break rowsOut }
                                     if ringRow[index] != row {
                                         ringRow[index] = row
+                                        if check.stops(after: columns.weights.count) { break rowsOut }
                                         filterRow(src, offset: row * bytesPerRow, columns: columns,
                                                   into: UnsafeMutableBufferPointer(rebasing: ring[(index * toWidth)...]))
                                     }

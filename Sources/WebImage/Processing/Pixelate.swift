@@ -20,13 +20,15 @@ extension ImageProcessors {
             let width = image.pixelWidth, height = image.pixelHeight, block = min(size, max(width, height))
             guard block > 1 else { return image }
             pixels.withUnsafeMutableBufferPointer { p in
+                // A block can be the whole image: the cancel is looked at by pixels done.
+                var check = CancelCheck()
                 for top in stride(from: 0, to: height, by: block) {
-                    if Task.isCancelled { return }
                     let bottom = min(top + block, height)
                     for left in stride(from: 0, to: width, by: block) {
                         let right = min(left + block, width)
                         var sum = SIMD4<Int>.zero
                         for y in top..<bottom {
+                            if check.stops(after: 2 * (right - left)) { return }
                             for x in left..<right {
                                 let i = (y * width + x) * 4
                                 sum &+= SIMD4(Int(p[i]), Int(p[i + 1]), Int(p[i + 2]), Int(p[i + 3]))
