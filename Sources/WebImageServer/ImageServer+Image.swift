@@ -41,7 +41,9 @@ extension ImageServer {
 
         if let (cached, layer) = await results.image(for: key) {
             metrics.resultCache(layer.rawValue)
-            return imageResponse(cached, request: request, parameters: parameters, cache: "hit-\(layer.rawValue)", timing: [])
+            return try await imageResponse(
+                cached, request: request, parameters: parameters, cache: "hit-\(layer.rawValue)", timing: [],
+                held: ResponseHolds.key(for: key, etag: cached.etag), channel: client.channel)
         }
         if results.isEnabled { metrics.resultCache("miss") }
 
@@ -81,13 +83,17 @@ extension ImageServer {
             data: encoded, contentType: format.mimeType, etag: etag,
             expiresAt: Date.now.addingTimeInterval(TimeInterval(configuration.cacheMaxAge)))
         if caching == .shared { results.store(rendered, for: key) }
-        return imageResponse(rendered, request: request, parameters: parameters, cache: "miss", timing: timing, caching: caching)
+        return try await imageResponse(
+            rendered, request: request, parameters: parameters, cache: "miss", timing: timing, caching: caching,
+            held: caching == .shared ? ResponseHolds.key(for: key, etag: etag) : nil, channel: client.channel)
     }
 
+    /// The image's response, its bytes held in the memory budget until written
+    /// (``ResponseHolds``; shared under `held` with other responses of the same result).
     private func imageResponse(
         _ image: RenderedImage, request: Request, parameters: ImageParameters, cache: String, timing: [(String, Duration)],
-        caching: ResultCaching = .shared
-    ) -> Response {
+        caching: ResultCaching = .shared, held: String?, channel: (any Channel)?
+    ) async throws(ImageServerError) -> Response {
         if Self.matches(request.headers[.ifNoneMatch], image.etag) {
             return notModified(etag: image.etag, parameters: parameters, caching: caching)
         }
@@ -98,8 +104,9 @@ extension ImageServer {
         if !timing.isEmpty {
             headers[HTTPFields.Element.Name("Server-Timing")!] = timing.map { "\($0.0);dur=\($0.1.millisecondsWithOneDecimal)" }.joined(separator: ", ")
         }
+        let hold = try await responseHolds.hold(bytes: image.data.count, key: held)
         metrics.bytesOut.increment(by: image.data.count)
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: image.data)))
+        return Response(status: .ok, headers: headers, body: ResponseHolds.body(image.data, holding: hold, channel: channel))
     }
 
     private func notModified(etag: String, parameters: ImageParameters, caching: ResultCaching = .shared) -> Response {

@@ -38,6 +38,8 @@ public final class ImageServer: Sendable {
     let renderExecutor: ImageWorkExecutor
     /// The memory renders may take at once (``ImageServerConfiguration/memoryBudgetBytes``).
     public let memoryBudget: MemoryBudget
+    /// Result bytes responses are still sending, in ``memoryBudget``.
+    let responseHolds: ResponseHolds
 
     /// - Parameters:
     ///   - configuration: the limits, sources, keys and caches (checked now: a bad one throws).
@@ -56,6 +58,7 @@ public final class ImageServer: Sendable {
         renderingKey = configuration.renderingKey
         renderExecutor = ImageWorkExecutor(threads: configuration.renderThreads, name: "wi-render", niceness: configuration.renderNiceness)
         memoryBudget = MemoryBudget(limit: configuration.memoryBudgetBytes)
+        responseHolds = ResponseHolds(budget: memoryBudget, waitingAtMost: configuration.processingTimeout)
         allowList = try SourceAllowList(configuration.allowedSources)
         presets = try ImagePresets(
             configuration.presets, onlyPresets: configuration.onlyPresets, maxSide: configuration.maxOutputSide,

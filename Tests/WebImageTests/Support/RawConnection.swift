@@ -17,10 +17,15 @@ final class RawConnection: @unchecked Sendable {
     private var descriptor: Int32
     private let lock = NSLock()
 
-    init(port: Int, source: String = "127.0.0.1") throws {
+    /// `receiveBuffer`: the socket's receive buffer in bytes (`SO_RCVBUF`, set before connecting),
+    /// for a client that reads slowly or not at all.
+    init(port: Int, source: String = "127.0.0.1", receiveBuffer: Int? = nil) throws {
         guard source.hasPrefix("127.") else { throw Failure(description: "loopback only, not \(source)") }
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw Failure(description: "socket: errno \(errno)") }
+        if var size = receiveBuffer.map(Int32.init) {
+            _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var local = Self.address(source, port: 0), remote = Self.address("127.0.0.1", port: port)
         let length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) } }
