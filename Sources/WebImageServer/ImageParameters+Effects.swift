@@ -149,7 +149,7 @@ extension ImageParameters {
             steps.append(ImageProcessors.Padding(
                 top: scaled(padding.top), right: scaled(padding.right), bottom: scaled(padding.bottom), left: scaled(padding.left), background: paint))
         }
-        if let watermark, let mark { steps.append(WatermarkStep(mark: mark.image, digest: mark.digest, options: watermark)) }
+        if let watermark, let mark { steps.append(WatermarkStep(watermark: mark, options: watermark)) }
         if format == .jpeg, let background { steps.append(ImageProcessors.Flatten(background)) }
         return steps
     }

@@ -9,12 +9,13 @@ import WebImage
 /// `Image.alpha_composite` computes on straight alpha. An opaque image stays opaque.
 ///
 /// ```swift
-/// let step = WatermarkStep(mark: watermark.image, digest: watermark.digest, options: options)
+/// let step = WatermarkStep(watermark: watermark, options: options)
 /// let marked = try image.processed(by: [step])
 /// ```
 struct WatermarkStep: ImageProcessing {
-    var mark: Image
-    var digest: String
+    var watermark: ServerWatermark
+    var mark: Image { watermark.image }
+    var digest: String { watermark.digest }
     var options: ImageParameters.WatermarkOptions
     /// The mark scaled for the last frame size, kept for the next frames of an animation (each
     /// frame of a 256-frame GIF once scaled and faded the whole mark again).
@@ -80,11 +81,15 @@ struct WatermarkStep: ImageProcessing {
         return low..<max(low, min(start + length, size))
     }
 
-    /// The watermark fitted into `scale` × the image's sides, or as it is.
+    /// The watermark fitted into `scale` × the image's sides, or as it is; resized from the
+    /// smallest of its halvings that covers the fitted size (``ServerWatermark/levels``).
     private func scaledMark(width: Int, height: Int) throws(ImageProcessingError) -> Image {
         guard options.scale > 0 else { return mark }
         let boxWidth = max(1, Int((Double(width) * options.scale).rounded())), boxHeight = max(1, Int((Double(height) * options.scale).rounded()))
-        return try mark.processed(by: [ImageProcessors.Resize(width: boxWidth, height: boxHeight, mode: .fit, upscale: true)])
+        let factor = min(Double(boxWidth) / Double(mark.pixelWidth), Double(boxHeight) / Double(mark.pixelHeight))
+        let source = watermark.level(
+            covering: Int((Double(mark.pixelWidth) * factor).rounded(.up)), Int((Double(mark.pixelHeight) * factor).rounded(.up)))
+        return try source.processed(by: [ImageProcessors.Resize(width: boxWidth, height: boxHeight, mode: .fit, upscale: true)])
     }
 
     /// One premultiplied channel × `opacity`, rounded.
