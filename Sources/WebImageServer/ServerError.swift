@@ -22,10 +22,16 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
     public var code: String
     public var message: String
 
+    /// The longest message answered, in characters: a message quotes a stranger's parameter
+    /// value, which may be kilobytes (a 14 KB `process=` came back whole in a `400` that caches
+    /// keep; red team, stop 53).
+    public static let maxMessageLength = 300
+
+    /// `message` longer than ``maxMessageLength`` is cut there, with `…`.
     public init(status: Int, code: String, message: String) {
         self.status = status
         self.code = code
-        self.message = message
+        self.message = message.count > Self.maxMessageLength ? message.prefix(Self.maxMessageLength) + "…" : message
     }
 
     public var description: String { "\(status) \(code): \(message)" }
