@@ -43,7 +43,7 @@ extension ImageServer {
             metrics.resultCache(layer.rawValue)
             return try await imageResponse(
                 cached, request: request, parameters: parameters, cache: "hit-\(layer.rawValue)", timing: [],
-                held: ResponseHolds.key(for: key, etag: cached.etag), channel: client.channel)
+                held: ResponseHolds.key(for: key, etag: cached.etag), existing: layer == .memory, channel: client.channel)
         }
         if results.isEnabled { metrics.resultCache("miss") }
 
@@ -92,7 +92,7 @@ extension ImageServer {
     /// (``ResponseHolds``; shared under `held` with other responses of the same result).
     private func imageResponse(
         _ image: RenderedImage, request: Request, parameters: ImageParameters, cache: String, timing: [(String, Duration)],
-        caching: ResultCaching = .shared, held: String?, channel: (any Channel)?
+        caching: ResultCaching = .shared, held: String?, existing: Bool = false, channel: (any Channel)?
     ) async throws(ImageServerError) -> Response {
         if Self.matches(request.headers[.ifNoneMatch], image.etag) {
             return notModified(etag: image.etag, parameters: parameters, caching: caching)
@@ -104,7 +104,7 @@ extension ImageServer {
         if !timing.isEmpty {
             headers[HTTPFields.Element.Name("Server-Timing")!] = timing.map { "\($0.0);dur=\($0.1.millisecondsWithOneDecimal)" }.joined(separator: ", ")
         }
-        let hold = try await responseHolds.hold(bytes: image.data.count, key: held)
+        let hold = try await responseHolds.hold(bytes: image.data.count, key: held, existing: existing)
         metrics.bytesOut.increment(by: image.data.count)
         return Response(status: .ok, headers: headers, body: ResponseHolds.body(image.data, holding: hold, channel: channel))
     }

@@ -12,7 +12,8 @@ import WebImage
 /// connections and never read took 1.5 GB of memory the budget never saw; 48 unread 55 MB
 /// results held 1.3 GB over a 1 GB budget (red team, stop 53). Now a response reserves its
 /// result's bytes before it is answered (`503 over_budget` when no room comes within the
-/// processing timeout, as a render's wait), shares them with every other response of the same
+/// processing timeout, as a render's wait; a memory-cache hit, whose bytes exist already, is
+/// counted at once so that hits answer while renders wait), shares them with every other response of the same
 /// result (``key(for:etag:)``), and writes them in slices, each copied only when the connection
 /// has room for it: a slow reader holds one slice, not a copy of the result.
 ///
@@ -56,8 +57,10 @@ final class ResponseHolds: Sendable {
     static func key(for cacheKey: String, etag: String) -> String { "\(cacheKey)\n\(etag)" }
 
     /// A share of `bytes` under `key` (`nil`: a result no other response sends), reserved now
-    /// unless another response holds it already.
-    func hold(bytes: Int, key: String?) async throws(ImageServerError) -> Hold {
+    /// unless another response holds it already. A result that already lives in memory
+    /// (`existing`: a memory-cache hit) is counted at once and never waits (cache hits answer while
+    /// renders wait for room); any other waits for room like a render.
+    func hold(bytes: Int, key: String?, existing: Bool = false) async throws(ImageServerError) -> Hold {
         let key = key ?? UUID().uuidString
         if entries.withLock({ entries in
             guard entries[key] != nil else { return false }
@@ -68,7 +71,7 @@ final class ResponseHolds: Sendable {
         }
         let reservation: MemoryBudget.Reservation
         do throws(MemoryBudgetError) {
-            reservation = try await budget.reserve(bytes, waitingAtMost: wait)
+            reservation = existing ? budget.count(bytes) : try await budget.reserve(bytes, waitingAtMost: wait)
         } catch {
             if case .cancelled = error { throw .clientClosed }
             throw .overBudget

@@ -47,6 +47,22 @@ struct MemoryBudgetTests {
         granted.release()
     }
 
+    /// Memory that exists already (a cached result being sent) is counted at once, past the
+    /// limit if need be, and new work waits until it ends.
+    @Test func existingMemoryIsCountedAtOnceAndWorkWaitsForIt() async throws {
+        let budget = MemoryBudget(limit: 1000)
+        let work = try await budget.reserve(800, waitingAtMost: .zero)
+        let sent = budget.count(600)
+        #expect(budget.inUse == 1400 && sent.bytes == 600)
+        work.release()
+        let waiter = Task { try await budget.reserve(500, waitingAtMost: .seconds(60)) }
+        #expect(await eventually { budget.waitingCount == 1 })
+        sent.release()
+        let granted = try await waiter.value
+        #expect(granted.bytes == 500 && budget.inUse == 500)
+        granted.release()
+    }
+
     @Test func aMemoryCacheGivesMemoryBackBeforeWorkWaits() async throws {
         let budget = MemoryBudget(limit: 10_000_000)
         let cache = MemoryCache(configuration: .init(costLimit: 100_000_000))

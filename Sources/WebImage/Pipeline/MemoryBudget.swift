@@ -244,6 +244,20 @@ public final class MemoryBudget: Sendable {
         return reservation(bytes, use)
     }
 
+    /// Counts `bytes` of memory that already exists (a cached result being sent to a client) at
+    /// once, past the limit if need be: new reservations wait for them to end, and nothing waits
+    /// to count them. For memory that has no allocation to refuse, only an end to wait for.
+    ///
+    /// ```swift
+    /// let held = budget.count(result.count)  // while a response sends a cached result
+    /// defer { held.release() }
+    /// ```
+    public func count(_ bytes: Int) -> Reservation {
+        let bytes = max(0, bytes)
+        state.withLock { take(bytes, .pixels, &$0) }
+        return reservation(bytes, .pixels)
+    }
+
     // MARK: - Internals
 
     private func reservation(_ bytes: Int, _ use: Use) -> Reservation {
