@@ -13,6 +13,10 @@ struct GuardedHTTP1Channel: ServerChildChannel {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let limits = self.limits
+        if let bytes = limits.sendBufferBytes {
+            // A socket option the kernel may clamp; a failure leaves autotuning, not a refusal.
+            _ = try? channel.syncOptions?.setOption(ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(clamping: bytes))
+        }
         return inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let pipeline = channel.pipeline.syncOperations
             let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)

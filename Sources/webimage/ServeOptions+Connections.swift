@@ -41,6 +41,10 @@ extension ServeOptions {
             guard (1...65_534).contains(v) else { throw CLIError("the header count limit must be from 1 to 65534") }
             limits.maxHeaderCount = v
         }
+        if let v = try Self.value(sendBufferKB, "WEBIMAGE_SEND_BUFFER_KB", env) {
+            guard (0...(64 << 10)).contains(v) else { throw CLIError("the send buffer must be from 0 (the kernel's autotuning) to 65536 KB") }
+            limits.sendBufferBytes = v == 0 ? nil : v << 10
+        }
         return limits
     }
 }

@@ -51,6 +51,8 @@ struct ServeOptions: ParsableArguments {
     @Option(help: "Connections one client address may have open (WEBIMAGE_MAX_CONNECTIONS_PER_CLIENT; default 256).") var maxConnectionsPerClient: Int?
     @Option(help: "Bytes of a request line and its headers, 431 beyond (WEBIMAGE_MAX_HEADER_BYTES; default 32768).") var maxHeaderBytes: Int?
     @Option(help: "Header fields in a request, 431 beyond (WEBIMAGE_MAX_HEADERS; default 100).") var maxHeaders: Int?
+    @Option(help: "KB of kernel send buffer a connection may hold, 0 for the kernel's autotuning (WEBIMAGE_SEND_BUFFER_KB; default 256).")
+    var sendBufferKB: Int?
     @Option(help: "Seconds in-flight requests may take after SIGTERM (WEBIMAGE_SHUTDOWN_TIMEOUT; default 30).") var shutdownTimeout: Double?
     @Option(help: "trace, debug, info, notice, warning, error or critical (WEBIMAGE_LOG_LEVEL; default info).") var logLevel: String?
     @Option(help: "http(s)://HOST:PORT of an OpenTelemetry collector: traces and metrics go there over OTLP/HTTP, beside /metrics; the standard OTEL_* variables apply (WEBIMAGE_OTLP_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT; default: no export).")

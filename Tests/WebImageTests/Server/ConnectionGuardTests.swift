@@ -146,6 +146,8 @@ extension ServerTests {
                 (["--max-headers", "0"], "the header count limit"),
                 (["--max-header-bytes", "9223372036854775807"], "the header size limit"),
                 (["--max-connections-per-client", "0"], "the per-client connection limit"),
+                (["--send-buffer-kb", "70000"], "the send buffer must be from 0"),
+                (["--send-buffer-kb=-1"], "the send buffer must be from 0"),
             ] {
                 let result = try await WebImageCommand.run(["serve", "--port", "0"] + arguments)
                 #expect(result.status == 64 && result.stderr.contains(message), "\(arguments): \(result.status) \(result.stderr)")

@@ -19,6 +19,18 @@ extension ServerTests {
                 .flatMap { Double($0.split(separator: " ").last ?? "") }
         }
 
+        /// Bytes queued in the kernel's send buffers of the sockets whose local port is `port`
+        /// (`tx_queue` of `/proc/net/tcp`).
+        static func kernelSendQueue(port: Int) -> Int {
+            let table = (try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)) ?? ""
+            let local = String(format: ":%04X", port)
+            return table.split(separator: "\n").dropFirst().reduce(0) { total, line in
+                let fields = line.split(separator: " ")
+                guard fields.count > 4, fields[1].hasSuffix(local) else { return total }
+                return total + (Int(fields[4].split(separator: ":").first ?? "", radix: 16) ?? 0)
+            }
+        }
+
         @Test func manyUnreadConnectionsShareOneCachedResult() async throws {
             let file = try await offPool { try Self.noise.get() }
             try await withOrigin(files: ["noise.jpg": file]) { origin in
@@ -36,6 +48,10 @@ extension ServerTests {
                 let grown = try #require(ProcessUsage.peakResidentBytes(pid)) - before
                 // Before: each held its own copy, the part the kernel had not taken (4–5 MB): over 600 MB.
                 #expect(grown < 250 << 20, "serve's peak grew by \(grown >> 20) MB")
+                // The kernel holds at most the send buffer a connection (256 KB, doubled by Linux):
+                // with its autotuning, 2.6 MB each.
+                let queued = Self.kernelSendQueue(port: serve.port)
+                #expect(queued < 150 * (600 << 10), "the kernel holds \(queued >> 20) MB for the unread connections")
                 let metrics = try await ServeCommandTests.get(base + "/metrics", client: .shared).1
                 let held = try #require(Self.metric("webimage_memory_budget_in_use_bytes", in: metrics))
                 #expect(held >= Double(body.count) && held < Double(2 * body.count), "the budget counts \(held) bytes for one result of \(body.count)")
