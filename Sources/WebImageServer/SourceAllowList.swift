@@ -60,10 +60,25 @@ public struct SourceAllowList: Sendable, Hashable {
                 guard source.host == host else { return false }
             }
             guard pathPrefix != "/" else { return true }
-            let upper = source.path.uppercased()
-            guard !upper.contains("%2F"), !upper.contains("%5C") else { return false }
+            guard !Self.mayLeave(source.path) else { return false }
             if source.path == pathPrefix { return true }
             return source.path.hasPrefix(pathPrefix.hasSuffix("/") ? pathPrefix : pathPrefix + "/")
+        }
+
+        /// Whether an origin may read `path` (normalised: `.` and `..` removed, `%2E` decoded)
+        /// as another path than the one compared: an encoded `/` or `\`, or one encoded twice
+        /// (`%252F`), a double-encoded or full-width dot (`%252E`, `．` U+FF0E, `․` U+2024), a
+        /// literal `\`, or a `.` or `..` segment with path parameters (`..;/`, which Tomcat,
+        /// Jetty and Spring resolve as `..`; red team, stop 53).
+        static func mayLeave(_ path: String) -> Bool {
+            let upper = path.uppercased()
+            for spelling in ["%2F", "%5C", "%252F", "%255C", "%252E", "%EF%BC%8E", "%E2%80%A4", "\\"] where upper.contains(spelling) {
+                return true
+            }
+            return path.split(separator: "/").contains { segment in
+                let name = segment.prefix { $0 != ";" }
+                return name == "." || name == ".."
+            }
         }
     }
 

@@ -44,7 +44,7 @@ public struct SourceURL: Sendable, Hashable, CustomStringConvertible {
             case .userInfo: "the URL contains a user name or password"
             case .badHost: "the URL's host is not a valid host name or address (local URLs have none: local:///path; s3 URLs name a bucket)"
             case .badPort: "the URL's port is not from 1 to 65535"
-            case .badEncoding: "the URL is not validly percent-encoded"
+            case .badEncoding: "the URL is not validly percent-encoded, or its path or query encodes bytes that are not UTF-8"
             }
         }
     }
@@ -70,10 +70,13 @@ public struct SourceURL: Sendable, Hashable, CustomStringConvertible {
         let defaultPort = scheme == "https" ? 443 : 80
         port = components.port ?? defaultPort
         guard (1...65535).contains(port) else { throw .badPort }
-        guard let path = Self.normalisedEncoding(components.percentEncodedPath) else { throw .badEncoding }
+        // A path or query that decodes to bytes other than UTF-8 (`%FF`) is refused: the HTTP
+        // client builds its request target from Foundation's decoded path, which is empty for
+        // those, so `/allowed/%FF/x.jpg` went to the origin as `/` (red team, stop 53).
+        guard let path = Self.normalisedEncoding(components.percentEncodedPath), path.removingPercentEncoding != nil else { throw .badEncoding }
         self.path = path.isEmpty ? "/" : Self.removingDotSegments(path)
         if let encoded = components.percentEncodedQuery {
-            guard let normalised = Self.normalisedEncoding(encoded) else { throw .badEncoding }
+            guard let normalised = Self.normalisedEncoding(encoded), normalised.removingPercentEncoding != nil else { throw .badEncoding }
             query = normalised
         } else {
             query = nil

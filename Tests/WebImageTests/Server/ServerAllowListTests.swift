@@ -87,6 +87,31 @@ extension ServerTests {
             }
         }
 
+        /// Spellings an origin may read as another path than the one compared (red team, stop 53):
+        /// `..;` (Tomcat, Jetty and Spring resolve it as `..`), twice-encoded and full-width dots
+        /// and slashes are refused under a path entry; bytes that are not UTF-8 (`%FF`), which the
+        /// HTTP client sent as the path `/`, are refused for every source.
+        @Test func pathSpellingsAnOriginMayReadOtherwiseAreRefused() async throws {
+            try await Self.withAllowList(["http://allowed.test/images/"]) { harness, connector in
+                #expect(try await Self.get(harness, "http://allowed.test/images/photo.jpg").status == 200)
+                for outside in ["http://allowed.test/images/..;/private/photo.jpg", "http://allowed.test/images/%2e%2e;x/photo.jpg",
+                                "http://allowed.test/images/.;/photo.jpg", "http://allowed.test/images/%252e%252e/photo.jpg",
+                                "http://allowed.test/images/%252F..%252Fphoto.jpg", "http://allowed.test/images/%EF%BC%8E%EF%BC%8E/photo.jpg",
+                                "http://allowed.test/images/%E2%80%A4%E2%80%A4/photo.jpg"] {
+                    ServerErrorTests.expectError(try await Self.get(harness, outside), 403, "source_not_allowed")
+                }
+                for undecodable in ["http://allowed.test/images/%FF/photo.jpg", "http://allowed.test/images/photo.jpg?q=%C0"] {
+                    let reply = try await Self.get(harness, undecodable)
+                    #expect(reply.status == 400, "\(undecodable): \(reply.status)")
+                }
+                #expect(connector.attempts.count == 1, "refused paths are never fetched")
+            }
+            try await Self.withAllowList([]) { harness, connector in
+                let reply = try await Self.get(harness, "http://allowed.test/images/%FF/photo.jpg")
+                #expect(reply.status == 400 && connector.attempts.isEmpty, "\(reply.status)")
+            }
+        }
+
         @Test func aLeadingWildcardAllowsSubdomainsOnly() async throws {
             try await Self.withAllowList(["http://*.allowed.test/"]) { harness, _ in
                 #expect(try await Self.get(harness, "http://cdn.allowed.test/images/photo.jpg").status == 200)
