@@ -38,12 +38,32 @@ final class FetchManifest {
     init(directory: URL, resume: Bool) throws {
         self.directory = directory
         let path = directory.appendingPathComponent(Self.fileName).path
-        if resume, let handle = FileHandle(forReadingAtPath: path) {
-            index = try Self.indexed(handle, directory: directory)
+        if resume, let reading = try Self.openRegular(path, O_RDONLY) {
+            index = try Self.indexed(FileHandle(fileDescriptor: reading, closeOnDealloc: true), directory: directory)
         } else {
             index = nil
         }
-        descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        descriptor = try Self.openRegular(path, O_WRONLY | O_CREAT | O_APPEND, mode: 0o644) ?? -1
+    }
+
+    /// `path` opened with `flags`, only as a regular file of its own: not through a symbolic
+    /// link (someone who can plant one in a shared output folder made a run append list text to
+    /// `~/.bashrc`), and not a FIFO or a device (a FIFO hung the run at start; red team, stop 53).
+    /// `nil` when it does not exist (and `flags` do not create it).
+    static func openRegular(_ path: String, _ flags: Int32, mode: mode_t = 0) throws -> Int32? {
+        let descriptor = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return nil }
+            throw CLIError("cannot open \(fileName) in the output folder: \(errno == ELOOP ? "it is a symbolic link" : String(cString: strerror(errno)))")
+        }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            _ = Foundation.close(descriptor)
+            throw CLIError("\(fileName) in the output folder is not a regular file")
+        }
+        // Back to blocking writes and reads: O_NONBLOCK was for the open of a FIFO only.
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+        return descriptor
     }
 
     /// Streams the manifest into a new index, `batch` lines at a time.

@@ -56,6 +56,32 @@ struct FetchOutputSafetyTests {
         }
     }
 
+    /// The manifest is opened only as a regular file of its own (red team, stop 53): a symbolic
+    /// link planted under its name in a shared output folder made a run append the list's text to
+    /// the file it named (a `~/.bashrc`), and a FIFO hung the run at start. Both are refused.
+    @Test(arguments: [false, true])
+    func aManifestThatIsALinkOrAFIFOIsRefused(fifo: Bool) async throws {
+        try await withOrigin { origin in
+            let dir = temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let output = dir.appendingPathComponent("out"), canary = dir.appendingPathComponent("canary")
+            try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+            try Data("untouched\n".utf8).write(to: canary)
+            let manifest = output.appendingPathComponent(".webimage-fetch.jsonl")
+            if fifo {
+                #expect(mkfifo(manifest.path, 0o644) == 0)
+            } else {
+                try FileManager.default.createSymbolicLink(at: manifest, withDestinationURL: canary)
+            }
+            for resume in [[], ["--skip-existing"]] {
+                let result = try await WebImageCommand.run(
+                    ["fetch", origin.imageURL("thumb-1.jpg").absoluteString, "--output", output.path, "--no-cache"] + resume)
+                #expect(result.status != 0 && result.stderr.contains(".webimage-fetch.jsonl"), "\(resume): \(result.status) \(result.stderr)")
+            }
+            #expect(try String(contentsOf: canary, encoding: .utf8) == "untouched\n")
+        }
+    }
+
     @Test func aLineOverTheLimitIsInvalidAndNeverHeldInMemory() async throws {
         try await withOrigin { origin in
             let dir = temporaryDirectory()
