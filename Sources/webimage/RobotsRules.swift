@@ -33,6 +33,8 @@ struct RobotsRules: Sendable {
     }
 
     private(set) var rules: [Rule] = []
+    /// Bytes the rules keep.
+    var byteCount: Int { rules.reduce(64) { $0 + $1.pattern.byteCount + 16 } }
     /// Why robots.txt could not be read (5xx, 429, network): then nothing is allowed.
     private(set) var unreachable: String?
 

@@ -181,3 +181,32 @@ struct FetchRobotsTests {
         }
     }
 }
+
+extension HeavyTests {
+    /// robots.txt rules kept for a run are bounded (red team, stop 53): every origin's rules were
+    /// kept to the end, about 27 MB for each 512 KB robots.txt of 3,900 patterns of 60 pieces, so
+    /// a list naming many origins — or one host under many spellings of its address — grew
+    /// without bound (100 origins: 2.7 GB). Patterns are stored compactly now and the least
+    /// recently used origins are dropped past 32 MB.
+    @Suite("webimage fetch: robots.txt kept in bounded memory")
+    struct FetchRobotsMemoryTests {
+        @Test func manyOriginsOfHostileRobotsStayWithinBounds() async throws {
+            try await withOrigin { origin in
+                let rule = "Disallow: /zz" + String(repeating: "*a", count: 60) + "\n"
+                origin.setRobots(.file("User-agent: *\n" + String(repeating: rule, count: 3_900), delay: .zero))
+                // Twelve spellings of 127.0.0.1: twelve origins to the fetcher, one server here.
+                let spellings = ["127.0.0.1", "127.1", "127.0.1", "2130706433", "0x7f000001", "0x7f.1", "0177.1", "0177.0.0.1",
+                                 "127.0.0.01", "127.00.0.1", "0x7f.0.0.1", "0x7f.0.1"]
+                let list = temporaryDirectory().appendingPathComponent("list.txt")
+                try spellings.map { "http://\($0):\(origin.port)/images/small.jpg" }.joined(separator: "\n").write(to: list, atomically: true, encoding: .utf8)
+                let out = temporaryDirectory()
+                defer { try? FileManager.default.removeItem(at: out) }
+                let (status, bytes, output) = try await BombMemoryTests.peakMemory(
+                    ["fetch", "--input", list.path, "--output", out.path, "--no-cache", "--retries", "0", "--json"])
+                #expect(status == 0, "\(output)")
+                #expect(output.contains("\"succeeded\":12"), "\(output)")
+                #expect(bytes < 200 << 20, "fetch peaked at \(bytes >> 20) MB (about 27 MB an origin before)")
+            }
+        }
+    }
+}
