@@ -43,10 +43,17 @@ public struct URLSigner: Sendable {
             .replacingOccurrences(of: "=", with: "")
     }
 
+    /// The MAC of a signature written exactly as ``signature(of:key:)`` writes it: unpadded
+    /// base64url whose unused low bits are zero. Other spellings of the same bytes (a `=`, other
+    /// final bits) are refused, so one signed URL has one spelling and one cache key (five
+    /// spellings verified before; red team, stop 53).
     private static func decode(_ text: String) -> Data? {
         guard !text.isEmpty, text.utf8.count <= 64 else { return nil }
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
-        return Data(base64Encoded: base64)
+        guard let data = Data(base64Encoded: base64) else { return nil }
+        let canonical = data.base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return canonical == text ? data : nil
     }
 }

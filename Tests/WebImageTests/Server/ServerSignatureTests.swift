@@ -33,6 +33,22 @@ extension ServerTests {
             }
         }
 
+        /// One signed URL has one spelling (red team, stop 53): the same MAC with a `=` added or
+        /// with other unused final bits verified too, five spellings a signature.
+        @Test func onlyTheCanonicalSpellingOfASignatureVerifies() {
+            let signer = URLSigner(keys: [Self.newKey]), path = "/img?url=x&w=10"
+            let signed = signer.sign(path)
+            #expect(signer.verify(signed))
+            let signature = String(signed[signed.range(of: "&s=")!.upperBound...])
+            // 32 bytes in 43 characters: the last carries 4 bits and 2 unused ones.
+            let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+            let last = alphabet.firstIndex(of: signature.last!)!
+            let respelt = (1..<4).map { String(signature.dropLast()) + String(alphabet[last ^ $0]) }
+            for other in respelt + [signature + "=", signature + "=="] {
+                #expect(!signer.verify(path + "&s=" + other), "\(other)")
+            }
+        }
+
         @Test func withoutKeysSignaturesAreOff() async throws {
             try await withImageServer { harness in
                 let reply = try await harness.image("photo.jpg", [("w", "20")])
