@@ -59,6 +59,26 @@ struct FetchReportTests {
         }
     }
 
+    /// A picture whose thumbnail would decode it whole (a PNG over 16 MP) gets a cell without a
+    /// thumbnail (red team, stop 53: a 160 KB PNG of 49 MP took 9 s of CPU for its cell); a
+    /// JPEG, decoded at an eighth, keeps one at any size.
+    @Test func aHugePNGGetsItsCellWithoutAThumbnail() async throws {
+        let huge = try await HostileImages.strip(width: 5_000, height: 4_000)
+        let header = try ImageCoderRegistry.default.readHeader(huge)
+        #expect(header.pixelWidth * header.pixelHeight > 16 << 20)
+        try await withOrigin(files: SampleFiles.standard.merging(["huge.png": huge]) { $1 }) { origin in
+            let dir = temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let report = dir.appendingPathComponent("report.html")
+            let urls = [origin.imageURL("huge.png").absoluteString, origin.imageURL("small.jpg").absoluteString]
+            let result = try await WebImageCommand.run(["fetch"] + urls + ["--output", dir.appendingPathComponent("out").path, "--no-cache", "--report", report.path])
+            #expect(result.status == 0, "\(result.stderr)")
+            let html = try String(contentsOf: report, encoding: .utf8)
+            #expect(html.components(separatedBy: "<figure class=\"image\">").count - 1 == 2)
+            #expect(html.components(separatedBy: "src=\"data:image/webp;base64,").count - 1 == 1, "only the JPEG has a thumbnail")
+        }
+    }
+
     @Test func aLargeRunStaysSmallEnoughForTenThousandImages() async throws {
         try await withOrigin { origin in
             let dir = temporaryDirectory()

@@ -47,7 +47,7 @@ final class FetchReport {
     /// budget first (a 49 MP PNG's thumbnail decodes it whole); `nil` when there is none in time.
     static func thumbnail(of data: Data, side: Int, budget configuration: ImagePipeline.Configuration) async -> String? {
         let options = ImageDecodingOptions(firstFrameOnly: true, thumbnailMaxPixelSize: side)
-        guard let header = try? ImageCoderRegistry.default.readHeader(data) else { return nil }
+        guard let header = try? ImageCoderRegistry.default.readHeader(data), Self.hasCheapThumbnail(header) else { return nil }
         let reservation: MemoryBudget.Reservation?
         do {
             reservation = try await configuration.memoryBudget?.reserve(
@@ -57,6 +57,17 @@ final class FetchReport {
         }
         defer { reservation?.release() }
         return thumbnail(of: data, side: side)
+    }
+
+    /// Source pixels above which only a JPEG (decoded at an eighth of its size) gets a thumbnail.
+    static let maxThumbnailSourcePixels = 16 << 20
+
+    /// Whether a thumbnail of `header` costs little: a 160 KB PNG of 49 MP decodes whole, 9 s of
+    /// CPU (debug) for one cell (red team, stop 53); such an image's cell shows its size and
+    /// format without a picture.
+    static func hasCheapThumbnail(_ header: ImageHeader) -> Bool {
+        let (area, overflow) = max(header.pixelWidth, 0).multipliedReportingOverflow(by: max(header.pixelHeight, 0))
+        return header.format == .jpeg || (!overflow && area <= maxThumbnailSourcePixels)
     }
 
     /// A small WebP of `data` as a data URI, or `nil` when it does not decode.
