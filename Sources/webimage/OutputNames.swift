@@ -72,10 +72,17 @@ struct OutputNames: Sendable {
         return cut + "-" + StableHash.hex(stem).prefix(8)
     }
 
-    /// No path separators, control characters or leading dots (hidden files) in a name.
+    /// No path separators, control characters or leading dots (hidden files) in a name; no
+    /// Unicode format characters (bidi controls: `U+202E` made `gnp.exe` show as `exe.png`) and
+    /// no leading `-`, which a shell command given the name would take for an option (red
+    /// team, stop 53): each becomes `_`.
     private static func safe(_ text: String) -> String {
-        var cleaned = String(text.map { $0 == "/" || $0 == "\\" || $0.isNewline || ($0.asciiValue.map { $0 < 0x20 } ?? false) ? "_" : $0 })
+        var cleaned = String(text.map { character -> Character in
+            let format = character.unicodeScalars.contains { $0.properties.generalCategory == .format }
+            return character == "/" || character == "\\" || character.isNewline || format || (character.asciiValue.map { $0 < 0x20 } ?? false) ? "_" : character
+        })
         while cleaned.hasPrefix(".") { cleaned.removeFirst() }
+        if cleaned.hasPrefix("-") { cleaned = "_" + cleaned.dropFirst() }
         return cleaned
     }
 }

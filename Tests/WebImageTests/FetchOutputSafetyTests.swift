@@ -82,6 +82,22 @@ struct FetchOutputSafetyTests {
         }
     }
 
+    /// A name a URL chooses cannot pass for an option or hide its extension (red team, stop 53):
+    /// a leading `-` and Unicode format characters (`U+202E` showed `gnp.exe` as `exe.png`)
+    /// become `_`.
+    @Test func namesNeitherStartWithADashNorHoldBidiControls() async throws {
+        let image = SampleFiles.standard["logo.png"]!
+        try await withOrigin(files: ["-rf.png": image, "%E2%80%AEgnp.exe.png": image]) { origin in
+            let output = temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: output) }
+            let urls = [origin.url("/images/-rf.png").absoluteString, origin.url("/images/%E2%80%AEgnp.exe.png").absoluteString]
+            let result = try await WebImageCommand.run(["fetch"] + urls + ["--output", output.path, "--no-cache"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let names = try FileManager.default.contentsOfDirectory(atPath: output.path).filter { !$0.hasPrefix(".") }.sorted()
+            #expect(names == ["_gnp.exe.png", "_rf.png"], "\(names)")
+        }
+    }
+
     @Test func aLineOverTheLimitIsInvalidAndNeverHeldInMemory() async throws {
         try await withOrigin { origin in
             let dir = temporaryDirectory()
