@@ -104,6 +104,25 @@ struct ISOCodedItemTests {
         #expect(reader.expGolomb() == nil)
     }
 
+    /// Tables read from a file stay as small as what a decode uses: references with no target
+    /// are not kept, and only the first `ipma` box is read (libheif's rule), so 200,000 empty
+    /// `iref` entries and 50,000 `ipma` boxes of 32 properties for one item cost a walk, not
+    /// tables that later loops multiply.
+    @Test func emptyReferencesAndRepeatedBoxesAreNotKept() async throws {
+        let empty = Boxes.box("dimg", [0, 1, 0, 0])
+        let iref = Boxes.fullBox("iref", version: 0, Array([[UInt8]](repeating: empty, count: 200_000).joined()))
+        let ipma = Boxes.fullBox("ipma", version: 0, Boxes.be32(1) + [0, 1, 32] + (1...32).map { UInt8($0) })
+        let iprp = Boxes.box("iprp", Boxes.box("ipco", []) + Array([[UInt8]](repeating: ipma, count: 50_000).joined()))
+        let file = Boxes.file(brand: "heic", Boxes.fullBox("pitm", version: 0, [0, 1]) + iref + iprp)
+        let (references, properties, spent) = try await offPool { () -> (Int, Int, Duration) in
+            let cpu = ThreadCPUClock.current(), start = cpu.used
+            let meta = file.withUnsafeBytes { ISOMeta($0) }
+            return (meta.references.count, meta.items[1]?.properties.count ?? 0, cpu.used - start)
+        }
+        #expect(references == 0 && properties == 32)
+        #expect(spent < TestTime.scaled(.seconds(1)), "\(spent) of CPU")
+    }
+
     /// An item of 65,535 extents of zero-byte fields (each "the whole file") is refused at once.
     @Test func anItemOfTooManyExtentsIsRefusedCheaply() async throws {
         // Field sizes 0; one item: id 1, method 0, data reference 0, 65,535 extents.

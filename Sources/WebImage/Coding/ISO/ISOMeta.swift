@@ -30,10 +30,17 @@ struct ISOMeta {
     /// Extents one item may have (a real file's items have one; libheif copies each).
     static let maxExtents = 64
 
+    /// Item IDs that derive from others (`dimg` from them): grids, overlays, identity transforms.
+    private var derived: Set<UInt32> = []
+
+    /// Reads the first box of each kind, as libheif does: a file of a million `ipma` or `iref`
+    /// boxes is read once, not merged into tables a million times over.
     init(_ bytes: UnsafeRawBufferPointer) {
         var locations: [(id: UInt32, method: Int, extents: [(offset: Int, length: Int)])] = []
         var idat: Range<Int>?
+        var seen: Set<UInt32> = []
         ISOBoxes.forEachMetaChild(bytes) { type, body in
+            guard seen.insert(type).inserted else { return }
             var reader = ISOReader(bytes, body)
             switch type {
             case Self.pitm where primary == nil:
@@ -52,8 +59,10 @@ struct ISOMeta {
                     items[UInt32(truncatingIfNeeded: id), default: Item()].type = UInt32(truncatingIfNeeded: itemType)
                 }
             case Self.iprp:
+                var read: Set<UInt32> = []
                 ISOBoxes.forEachBox(bytes, in: body) { type, body in
-                    if type == Self.ipco, properties.isEmpty {
+                    guard read.insert(type).inserted else { return }
+                    if type == Self.ipco {
                         ISOBoxes.forEachBox(bytes, in: body) { properties.append(($0, $1)) }
                     } else if type == Self.ipma {
                         readAssociations(ISOReader(bytes, body))
@@ -64,9 +73,10 @@ struct ISOMeta {
                 reader.skip(3)
                 ISOBoxes.forEachBox(bytes, in: reader.rest) { type, body in
                     var entry = ISOReader(bytes, body)
-                    guard let from = entry.uint(wide ? 4 : 2), let count = entry.uint(2) else { return }
+                    guard let from = entry.uint(wide ? 4 : 2), let count = entry.uint(2), count > 0 else { return }
                     let to = (0..<count).compactMap { _ in entry.uint(wide ? 4 : 2).map(UInt32.init(truncatingIfNeeded:)) }
                     references.append((type, UInt32(truncatingIfNeeded: from), to))
+                    if type == Self.dimg { derived.insert(UInt32(truncatingIfNeeded: from)) }
                 }
             case Self.iloc:
                 locations += Self.locations(reader)
@@ -114,10 +124,14 @@ struct ISOMeta {
     /// tiles, overlay layers), to a depth of four.
     var decodedItems: [UInt32] {
         guard let primary else { return [] }
-        var found: [UInt32] = [], queue = [primary] + references.filter { $0.type == Self.auxl && $0.to.contains(primary) }.map(\.from)
+        var found: [UInt32] = [], known: Set<UInt32> = []
+        var queue = [primary] + references.filter { $0.type == Self.auxl && $0.to.contains(primary) }.map(\.from)
         for _ in 0..<4 where !queue.isEmpty {
-            let fresh = queue.filter { !found.contains($0) }
-            found += fresh
+            var fresh: Set<UInt32> = []
+            for id in queue where known.insert(id).inserted {
+                found.append(id)
+                fresh.insert(id)
+            }
             queue = references.filter { $0.type == Self.dimg && fresh.contains($0.from) }.flatMap(\.to)
         }
         return found
@@ -125,9 +139,7 @@ struct ISOMeta {
 
     /// Whether item `id` holds coded data (an image no other derives from: not a grid, an
     /// overlay or an identity transform).
-    func isCoded(_ id: UInt32) -> Bool {
-        !references.contains { $0.type == Self.dimg && $0.from == id }
-    }
+    func isCoded(_ id: UInt32) -> Bool { !derived.contains(id) }
 
     static let pitm = ISOBoxes.fourCC("pitm"), iinf = ISOBoxes.fourCC("iinf"), infe = ISOBoxes.fourCC("infe")
     static let iprp = ISOBoxes.fourCC("iprp"), ipco = ISOBoxes.fourCC("ipco"), ipma = ISOBoxes.fourCC("ipma")
