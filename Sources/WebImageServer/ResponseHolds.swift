@@ -50,9 +50,6 @@ final class ResponseHolds: Sendable {
         self.wait = wait
     }
 
-    /// Results held by responses now (for tests and metrics).
-    var heldBytes: Int { entries.withLock { $0.values.reduce(0) { $0 + $1.reservation.bytes } } }
-
     /// The key of a shared result: its cache key and its validator (the same bytes).
     static func key(for cacheKey: String, etag: String) -> String { "\(cacheKey)\n\(etag)" }
 
